@@ -1,0 +1,5 @@
+//! Command line. (Being written.)
+
+pub fn main() -> std::process::ExitCode {
+    std::process::ExitCode::SUCCESS
+}

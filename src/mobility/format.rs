@@ -1,0 +1,1 @@
+//! Chooses a trace reader or writer from the file name. (Being written.)

@@ -1,0 +1,1 @@
+//! Random-waypoint generator. (Being written.)

@@ -1,1 +1,495 @@
+//! Exact link up/down events of the unit-disk graph defined by a trace.
+//!
+//! # The link rule
+//!
+//! Nodes `a` and `b` are linked at time `t` iff `|p_a(t) − p_b(t)| < range`, setdest's rule
+//! (ns-2.35 hard-codes 250 m and a strict `<`). Between two leg boundaries both nodes move
+//! linearly, so the squared distance minus `range²` is a quadratic in `t`; the pair is
+//! linked exactly where that quadratic is negative. We solve it in closed form per pair
+//! per overlapping pair of legs, so events are exact up to floating-point rounding, not
+//! sampled.
+//!
+//! Because the linked set `{t : d(t) < range}` is open, every link interval has positive
+//! length, and the state reported for an instant `t` is the state just after `t` (right
+//! limit). Consequences, written down because each is a real edge case:
+//!
+//! - Tangential contact from outside (distance touches `range` and recedes) is no event.
+//! - Tangential contact from inside (distance rises to exactly `range` and falls back) is
+//!   no event either: the link is down only at one instant, which has no duration.
+//! - A pause at exactly distance `range` is "not linked" (the rule is strict).
+//! - Coincident nodes (distance 0) are linked; identical velocities give a constant
+//!   distance, decided once for the whole segment.
+//! - Floating-point rounding can split one physical contact into two intervals separated
+//!   by a sliver at a leg boundary (the two legs' positions at their shared time differ by
+//!   ~1e-12 m). Intervals separated by at most [`MERGE_GAP`] seconds are therefore merged,
+//!   and intervals no longer than [`MERGE_GAP`] are dropped. No physical contact lasts a
+//!   nanosecond, and the simulator's clock resolution is one nanosecond anyway.
+//! - A pair linked just after `t = 0` is an initial link, not an `Up` event; an interval
+//!   still open at the end of the trace has no `Down` event. So "link changes" counts flips
+//!   after `t = 0`, which is what setdest's footer counts.
+//!
+//! Events are sorted by time, then by the pair `(a, b)` with `a < b`; a pair's events
+//! strictly alternate Up, Down, Up, …, starting with Up iff the pair is not an initial link.
+//!
+//! # Cost
+//!
+//! Time is cut into windows short enough that no node moves further than `range` in one.
+//! Per window, each node's bounding box is computed from its legs, and a sort-and-sweep
+//! over the boxes (grown by `range`) yields the candidate pairs; only those are solved.
+//! Cost grows with legs × local neighbours instead of n² × legs.
 
+use crate::mobility::{Leg, NodeId, Trace};
+
+/// Link intervals separated by a gap of at most this many seconds are one interval, and
+/// intervals no longer than this are dropped (see the module docs).
+pub const MERGE_GAP: f64 = 1e-9;
+
+/// Whether a link appeared or disappeared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LinkChange {
+    Up,
+    Down,
+}
+
+/// A link between `a` and `b` (`a < b`) came up or went down at `time` seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkEvent {
+    pub time: f64,
+    pub a: NodeId,
+    pub b: NodeId,
+    pub change: LinkChange,
+}
+
+/// A maximal time interval `(start, end)` during which `a` and `b` (`a < b`) are linked.
+/// `start == 0` means linked from the beginning, `end == duration` means still linked at
+/// the end of the trace.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkInterval {
+    pub a: NodeId,
+    pub b: NodeId,
+    pub start: f64,
+    pub end: f64,
+}
+
+impl LinkInterval {
+    pub fn length(&self) -> f64 {
+        self.end - self.start
+    }
+}
+
+/// Every link of a trace over its whole duration, as intervals and as events.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkTimeline {
+    pub range: f64,
+    pub duration: f64,
+    pub node_count: usize,
+    /// Sorted by `(a, b, start)`.
+    pub intervals: Vec<LinkInterval>,
+    /// Sorted by `(time, a, b)`.
+    pub events: Vec<LinkEvent>,
+}
+
+impl LinkTimeline {
+    /// Pairs linked at `t = 0` (just after it), sorted.
+    pub fn initial_links(&self) -> Vec<(NodeId, NodeId)> {
+        self.intervals
+            .iter()
+            .filter(|iv| iv.start == 0.0)
+            .map(|iv| (iv.a, iv.b))
+            .collect()
+    }
+
+    /// Neighbour set of every node at `t = 0`, each sorted.
+    pub fn initial_neighbours(&self) -> Vec<Vec<NodeId>> {
+        let mut neighbours = vec![Vec::new(); self.node_count];
+        for (a, b) in self.initial_links() {
+            neighbours[a as usize].push(b);
+            neighbours[b as usize].push(a);
+        }
+        for list in &mut neighbours {
+            list.sort_unstable();
+        }
+        neighbours
+    }
+
+    /// Number of link changes (ups plus downs) after `t = 0`.
+    pub fn link_changes(&self) -> usize {
+        self.events.len()
+    }
+}
+
+/// Computes the exact link timeline of `trace` for radio range `range` metres.
+///
+/// # Panics
+/// If `range` is not positive and finite (callers validate user input first).
+pub fn link_timeline(trace: &Trace, range: f64) -> LinkTimeline {
+    assert!(
+        range.is_finite() && range > 0.0,
+        "range must be positive, got {range}"
+    );
+    let raw = raw_intervals(trace, range);
+    let intervals = merge_intervals(raw);
+    let events = events_from_intervals(&intervals, trace.duration);
+    LinkTimeline {
+        range,
+        duration: trace.duration,
+        node_count: trace.node_count(),
+        intervals,
+        events,
+    }
+}
+
+/// Window length: short enough that a node moves at most `range` within one window, so a
+/// node's box stays small and the sweep finds few candidates.
+fn window_length(trace: &Trace, range: f64) -> f64 {
+    let vmax = trace.max_speed();
+    if vmax > 0.0 {
+        (range / vmax).min(trace.duration)
+    } else {
+        trace.duration
+    }
+}
+
+/// Axis-aligned box of a node's positions during a window.
+#[derive(Clone, Copy)]
+struct NodeBox {
+    node: NodeId,
+    min_x: f64,
+    max_x: f64,
+    min_y: f64,
+    max_y: f64,
+}
+
+/// Solves every candidate pair window by window; intervals are clipped to windows and
+/// not yet merged across window or leg boundaries.
+fn raw_intervals(trace: &Trace, range: f64) -> Vec<LinkInterval> {
+    let n = trace.node_count();
+    let duration = trace.duration;
+    let window = window_length(trace, range);
+    let range_sq = range * range;
+    let mut out = Vec::new();
+    // First leg of each node that may overlap the current window; only moves forward.
+    let mut cursor = vec![0usize; n];
+    let mut boxes: Vec<NodeBox> = Vec::with_capacity(n);
+    let mut active: Vec<NodeBox> = Vec::new();
+    let mut k = 0u64;
+    loop {
+        // Window bounds computed from the index, so no drift accumulates over many windows.
+        let from = k as f64 * window;
+        if from >= duration {
+            break;
+        }
+        let to = ((k + 1) as f64 * window).min(duration);
+        k += 1;
+        boxes.clear();
+        for (node, trajectory) in trace.nodes.iter().enumerate() {
+            let legs = trajectory.legs();
+            while cursor[node] + 1 < legs.len() && legs[cursor[node]].end <= from {
+                cursor[node] += 1;
+            }
+            boxes.push(window_box(
+                node as NodeId,
+                legs_in(legs, cursor[node], to),
+                from,
+                to,
+            ));
+        }
+        boxes.sort_unstable_by(|p, q| p.min_x.total_cmp(&q.min_x).then(p.node.cmp(&q.node)));
+        active.clear();
+        for current in &boxes {
+            active.retain(|other| other.max_x + range >= current.min_x);
+            for other in &active {
+                if other.min_y - range > current.max_y || current.min_y - range > other.max_y {
+                    continue;
+                }
+                let (a, b) = if other.node < current.node {
+                    (other.node, current.node)
+                } else {
+                    (current.node, other.node)
+                };
+                let legs_a = legs_in(trace.nodes[a as usize].legs(), cursor[a as usize], to);
+                let legs_b = legs_in(trace.nodes[b as usize].legs(), cursor[b as usize], to);
+                pair_intervals(a, b, legs_a, legs_b, from, to, range_sq, &mut out);
+            }
+            active.push(*current);
+        }
+    }
+    out
+}
+
+/// The legs from `first` that start before `to`.
+fn legs_in(legs: &[Leg], first: usize, to: f64) -> &[Leg] {
+    let rest = &legs[first..];
+    let count = rest.partition_point(|leg| leg.start < to).max(1);
+    &rest[..count]
+}
+
+fn window_box(node: NodeId, legs: &[Leg], from: f64, to: f64) -> NodeBox {
+    let mut b = NodeBox {
+        node,
+        min_x: f64::INFINITY,
+        max_x: f64::NEG_INFINITY,
+        min_y: f64::INFINITY,
+        max_y: f64::NEG_INFINITY,
+    };
+    for leg in legs {
+        for t in [leg.start.max(from), leg.end.min(to)] {
+            let p = leg.position_at(t);
+            b.min_x = b.min_x.min(p.x);
+            b.max_x = b.max_x.max(p.x);
+            b.min_y = b.min_y.min(p.y);
+            b.max_y = b.max_y.max(p.y);
+        }
+    }
+    b
+}
+
+/// Appends the intervals within `[from, to]` where nodes `a` and `b` are closer than
+/// `sqrt(range_sq)`, one piece per pair of overlapping legs.
+#[allow(clippy::too_many_arguments)]
+fn pair_intervals(
+    a: NodeId,
+    b: NodeId,
+    legs_a: &[Leg],
+    legs_b: &[Leg],
+    from: f64,
+    to: f64,
+    range_sq: f64,
+    out: &mut Vec<LinkInterval>,
+) {
+    let (mut i, mut j) = (0, 0);
+    while i < legs_a.len() && j < legs_b.len() {
+        let (la, lb) = (&legs_a[i], &legs_b[j]);
+        let start = from.max(la.start).max(lb.start);
+        let end = to.min(la.end).min(lb.end);
+        if end > start
+            && let Some((lo, hi)) = below_range(la, lb, start, end, range_sq)
+        {
+            out.push(LinkInterval {
+                a,
+                b,
+                start: lo,
+                end: hi,
+            });
+        }
+        // Advance whichever leg finishes first (both when they end together).
+        if la.end <= lb.end {
+            i += 1;
+        }
+        if lb.end <= la.end {
+            j += 1;
+        }
+    }
+}
+
+/// The sub-interval of `[start, end]` where the distance between the two legs' positions
+/// is below the range: `q(s) = A s² + B s + C < 0` with `s = t − start`.
+#[inline]
+fn below_range(la: &Leg, lb: &Leg, start: f64, end: f64, range_sq: f64) -> Option<(f64, f64)> {
+    let pa = la.position_at(start);
+    let pb = lb.position_at(start);
+    let (dx, dy) = (pa.x - pb.x, pa.y - pb.y);
+    let (dvx, dvy) = (la.velocity.x - lb.velocity.x, la.velocity.y - lb.velocity.y);
+    let qa = dvx * dvx + dvy * dvy;
+    let qb = 2.0 * (dx * dvx + dy * dvy);
+    let qc = dx * dx + dy * dy - range_sq;
+    let span = end - start;
+    if qa == 0.0 {
+        // Same velocity: the distance is constant over the segment.
+        return (qc < 0.0).then_some((start, end));
+    }
+    let disc = qb * qb - 4.0 * qa * qc;
+    if disc <= 0.0 {
+        // Never strictly inside (a double root is a tangential contact: no interval).
+        return None;
+    }
+    // Numerically stable roots: avoid subtracting nearly equal numbers.
+    let root = disc.sqrt();
+    let half = -0.5 * (qb + root.copysign(qb));
+    let (r1, r2) = {
+        let (x, y) = (half / qa, qc / half);
+        if x < y { (x, y) } else { (y, x) }
+    };
+    let lo = r1.max(0.0);
+    let hi = r2.min(span);
+    (hi > lo).then(|| (start + lo, if r2 >= span { end } else { start + hi }))
+}
+
+/// Sorts raw pieces per pair and joins those that touch (or nearly touch, see
+/// [`MERGE_GAP`]), dropping slivers.
+fn merge_intervals(mut raw: Vec<LinkInterval>) -> Vec<LinkInterval> {
+    raw.sort_unstable_by(|p, q| {
+        p.a.cmp(&q.a)
+            .then(p.b.cmp(&q.b))
+            .then(p.start.total_cmp(&q.start))
+    });
+    let mut merged: Vec<LinkInterval> = Vec::with_capacity(raw.len() / 2 + 1);
+    for piece in raw {
+        match merged.last_mut() {
+            Some(last)
+                if last.a == piece.a
+                    && last.b == piece.b
+                    && piece.start - last.end <= MERGE_GAP =>
+            {
+                last.end = last.end.max(piece.end);
+            }
+            _ => merged.push(piece),
+        }
+    }
+    merged.retain(|iv| iv.start == 0.0 || iv.length() > MERGE_GAP);
+    merged
+}
+
+fn events_from_intervals(intervals: &[LinkInterval], duration: f64) -> Vec<LinkEvent> {
+    let mut events = Vec::with_capacity(intervals.len() * 2);
+    for iv in intervals {
+        if iv.start > 0.0 {
+            events.push(LinkEvent {
+                time: iv.start,
+                a: iv.a,
+                b: iv.b,
+                change: LinkChange::Up,
+            });
+        }
+        if iv.end < duration {
+            events.push(LinkEvent {
+                time: iv.end,
+                a: iv.a,
+                b: iv.b,
+                change: LinkChange::Down,
+            });
+        }
+    }
+    events.sort_unstable_by(|p, q| {
+        p.time
+            .total_cmp(&q.time)
+            .then(p.a.cmp(&q.a))
+            .then(p.b.cmp(&q.b))
+    });
+    events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mobility::{Area, Point, Trajectory};
+
+    fn leg(start: f64, end: f64, origin: (f64, f64), velocity: (f64, f64)) -> Leg {
+        Leg {
+            start,
+            end,
+            origin: Point::new(origin.0, origin.1),
+            velocity: Point::new(velocity.0, velocity.1),
+        }
+    }
+
+    fn trace(nodes: Vec<Vec<Leg>>, duration: f64) -> Trace {
+        Trace::from_legs(
+            Area {
+                width: 1000.0,
+                height: 1000.0,
+            },
+            duration,
+            nodes,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn head_on_pass_gives_up_then_down_at_exact_times() {
+        // Node 1 moves along x at 10 m/s from x=0; node 0 sits at x=500. Range 100:
+        // linked for x in (400, 600), i.e. t in (40, 60).
+        let t = trace(
+            vec![
+                vec![leg(0.0, 100.0, (500.0, 0.0), (0.0, 0.0))],
+                vec![leg(0.0, 100.0, (0.0, 0.0), (10.0, 0.0))],
+            ],
+            100.0,
+        );
+        let tl = link_timeline(&t, 100.0);
+        assert_eq!(tl.events.len(), 2);
+        assert!((tl.events[0].time - 40.0).abs() < 1e-12 && tl.events[0].change == LinkChange::Up);
+        assert!(
+            (tl.events[1].time - 60.0).abs() < 1e-12 && tl.events[1].change == LinkChange::Down
+        );
+    }
+
+    #[test]
+    fn tangential_and_exact_range_contacts_are_not_links() {
+        // Node 1 passes node 0 at a closest distance of exactly 100 (tangent from outside).
+        let tangent = trace(
+            vec![
+                vec![leg(0.0, 100.0, (500.0, 100.0), (0.0, 0.0))],
+                vec![leg(0.0, 100.0, (0.0, 0.0), (10.0, 0.0))],
+            ],
+            100.0,
+        );
+        assert!(link_timeline(&tangent, 100.0).intervals.is_empty());
+        // Both paused exactly 100 apart.
+        let paused = trace(
+            vec![
+                vec![leg(0.0, 10.0, (0.0, 0.0), (0.0, 0.0))],
+                vec![leg(0.0, 10.0, (100.0, 0.0), (0.0, 0.0))],
+            ],
+            10.0,
+        );
+        assert!(link_timeline(&paused, 100.0).intervals.is_empty());
+    }
+
+    #[test]
+    fn touching_range_from_inside_is_one_interval() {
+        // Node 1 moves out to exactly distance 100 by t=10, pauses there, comes back:
+        // d < 100 on [0,10) and (20,30], = 100 on [10,20]. So: linked, down at 10, up at 20.
+        let n1 = vec![
+            leg(0.0, 10.0, (50.0, 0.0), (5.0, 0.0)),
+            leg(10.0, 20.0, (100.0, 0.0), (0.0, 0.0)),
+            leg(20.0, 30.0, (100.0, 0.0), (-5.0, 0.0)),
+        ];
+        let t = trace(vec![vec![leg(0.0, 30.0, (0.0, 0.0), (0.0, 0.0))], n1], 30.0);
+        let tl = link_timeline(&t, 100.0);
+        let kinds: Vec<_> = tl.events.iter().map(|e| (e.time, e.change)).collect();
+        assert_eq!(
+            kinds,
+            vec![(10.0, LinkChange::Down), (20.0, LinkChange::Up)]
+        );
+        assert_eq!(tl.initial_links(), vec![(0, 1)]);
+
+        // Without the pause, the distance touches 100 at a single instant: no event at all.
+        let n1 = vec![
+            leg(0.0, 10.0, (50.0, 0.0), (5.0, 0.0)),
+            leg(10.0, 20.0, (100.0, 0.0), (-5.0, 0.0)),
+        ];
+        let t = trace(vec![vec![leg(0.0, 20.0, (0.0, 0.0), (0.0, 0.0))], n1], 20.0);
+        let tl = link_timeline(&t, 100.0);
+        assert!(tl.events.is_empty(), "{:?}", tl.events);
+        assert_eq!(tl.intervals.len(), 1);
+    }
+
+    #[test]
+    fn coincident_nodes_are_linked() {
+        let same = vec![leg(0.0, 10.0, (3.0, 4.0), (1.0, 1.0))];
+        let t = trace(vec![same.clone(), same], 10.0);
+        let tl = link_timeline(&t, 1.0);
+        assert_eq!(tl.initial_links(), vec![(0, 1)]);
+        assert!(tl.events.is_empty());
+    }
+
+    #[test]
+    fn static_trace_uses_one_window() {
+        let nodes: Vec<_> = (0..5)
+            .map(|i| Trajectory::stationary(Point::new(i as f64 * 60.0, 0.0), 50.0))
+            .collect();
+        let t = Trace::new(
+            Area {
+                width: 300.0,
+                height: 1.0,
+            },
+            50.0,
+            nodes,
+        )
+        .unwrap();
+        let tl = link_timeline(&t, 100.0);
+        assert_eq!(tl.initial_links(), vec![(0, 1), (1, 2), (2, 3), (3, 4)]);
+        assert_eq!(tl.initial_neighbours()[2], vec![1, 3]);
+    }
+}

@@ -312,7 +312,7 @@ fn below_range(la: &Leg, lb: &Leg, start: f64, end: f64, range_sq: f64) -> Optio
     };
     let lo = r1.max(0.0);
     let hi = r2.min(span);
-    (hi > lo).then(|| (start + lo, if r2 >= span { end } else { start + hi }))
+    (hi > lo).then_some((start + lo, if r2 >= span { end } else { start + hi }))
 }
 
 /// Sorts raw pieces per pair and joins those that touch (or nearly touch, see

@@ -1,5 +1,55 @@
-//! Command line. (Being written.)
+//! The `linkrev` command line: argument parsing, human-readable errors and output.
+//!
+//! Exit codes: 0 success; 1 a check found a mismatch (`trace lint`); 2 unusable input
+//! (a malformed trace, a bad parameter, a missing file) or a failed write. Every error
+//! names the file, line and field it is about (see [`crate::input`]).
 
-pub fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+mod trace_cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// linkrev: link-reversal algorithms on mobile ad hoc networks, trace-driven.
+#[derive(Debug, Parser)]
+#[command(name = "linkrev", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Generate, inspect, check and convert mobility traces.
+    #[command(subcommand)]
+    Trace(trace_cmd::TraceCommand),
+}
+
+/// What a command reports back to `main`.
+pub enum Outcome {
+    Success,
+    /// A check ran and found a mismatch (exit code 1).
+    Mismatch,
+}
+
+/// Entry point of the binary.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help/version to stdout with exit 0, usage errors with exit 2.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match cli.command {
+        Command::Trace(cmd) => trace_cmd::run(cmd),
+    };
+    match result {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::Mismatch) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
 }

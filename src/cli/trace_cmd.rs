@@ -1,0 +1,331 @@
+//! `linkrev trace …`: generate, inspect, lint and convert mobility traces.
+
+use super::Outcome;
+use crate::input::InputError;
+use crate::mobility::format::{LoadedTrace, read_trace, write_trace};
+use crate::mobility::ns2::SetdestFooter;
+use crate::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist, StartMode};
+use crate::mobility::{Area, Trace};
+use crate::topology::events::link_timeline;
+use crate::topology::stats::{MobilityStats, mobility_stats};
+use anyhow::Context;
+use clap::{Args, Subcommand, ValueEnum};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// setdest's hard-coded radio range, metres.
+pub const SETDEST_RANGE: f64 = 250.0;
+
+#[derive(Debug, Subcommand)]
+pub enum TraceCommand {
+    /// Generate a trace.
+    #[command(subcommand)]
+    Gen(GenCommand),
+    /// Replay a trace and print its mobility statistics (link changes, degree, …).
+    Stats(StatsArgs),
+    /// Parse and validate a trace; compare its link changes with setdest's footer.
+    /// Exit 1 on a mismatch, 2 on unreadable input.
+    Lint(LintArgs),
+    /// Convert between ns-2 setdest (.tcl, .ns2, …) and BonnMotion (.movements[.gz]).
+    Convert(ConvertArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GenCommand {
+    /// Random waypoint, seeded. Defaults: the classic 50-node 1500×300 m ns-2 study.
+    Rwp(RwpArgs),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PauseDistArg {
+    /// Every pause lasts exactly `--pause` seconds (setdest -P 1).
+    Const,
+    /// Pauses uniform in [0, 2·pause] (setdest -P 2).
+    Uniform,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SpeedDistArg {
+    /// Uniform in [MIN, MAX] (setdest -s 1).
+    Uniform,
+    /// Normal, mean (MIN+MAX)/2, sd (MAX−MIN)/4, redrawn outside [MIN, MAX] (setdest -s 2).
+    Normal,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum StartArg {
+    /// Uniform positions, first leg a move: the model whose speed decays over time.
+    Classic,
+    /// Navidi–Camp perfect start: stationary from t = 0 (needs MIN > 0).
+    Stationary,
+}
+
+#[derive(Debug, Args)]
+pub struct RwpArgs {
+    /// Number of nodes.
+    #[arg(long, default_value_t = 50)]
+    pub nodes: usize,
+    /// Area as WIDTHxHEIGHT in metres.
+    #[arg(long, default_value = "1500x300", value_parser = parse_area)]
+    pub area: Area,
+    /// Speed range MIN:MAX in m/s.
+    #[arg(long, default_value = "1:20", value_parser = parse_speed)]
+    pub speed: (f64, f64),
+    /// Pause in seconds (the mean, with --pause-dist uniform).
+    #[arg(long, default_value_t = 30.0)]
+    pub pause: f64,
+    #[arg(long, value_enum, default_value_t = PauseDistArg::Const)]
+    pub pause_dist: PauseDistArg,
+    #[arg(long, value_enum, default_value_t = SpeedDistArg::Uniform)]
+    pub speed_dist: SpeedDistArg,
+    /// Trace duration in seconds.
+    #[arg(long, default_value_t = 900.0)]
+    pub duration: f64,
+    /// Random seed: the same seed and parameters give a byte-identical file.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, value_enum, default_value_t = StartArg::Stationary)]
+    pub start: StartArg,
+    /// Output file; the format follows the extension (.movements[.gz] = BonnMotion, else ns-2).
+    #[arg(short, long)]
+    pub output: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Trace file (ns-2 setdest or BonnMotion .movements[.gz]).
+    pub file: PathBuf,
+    /// Radio range in metres (link iff distance < range).
+    #[arg(long, default_value_t = SETDEST_RANGE)]
+    pub range: f64,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    pub file: PathBuf,
+    /// Radio range in metres; setdest's footer is only comparable at 250.
+    #[arg(long, default_value_t = SETDEST_RANGE)]
+    pub range: f64,
+}
+
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    pub input: PathBuf,
+    pub output: PathBuf,
+}
+
+pub fn run(cmd: TraceCommand) -> anyhow::Result<Outcome> {
+    match cmd {
+        TraceCommand::Gen(GenCommand::Rwp(args)) => gen_rwp(args),
+        TraceCommand::Stats(args) => stats(args),
+        TraceCommand::Lint(args) => lint(args),
+        TraceCommand::Convert(args) => convert(args),
+    }
+}
+
+fn parse_area(s: &str) -> Result<Area, String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("expected WIDTHxHEIGHT, got `{s}`"))?;
+    let num = |v: &str, what: &str| {
+        v.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("{what} `{v}` is not a number"))
+            .and_then(|x| if x.is_finite() && x > 0.0 { Ok(x) } else { Err(format!("{what} must be positive")) })
+    };
+    Ok(Area { width: num(w, "width")?, height: num(h, "height")? })
+}
+
+fn parse_speed(s: &str) -> Result<(f64, f64), String> {
+    let (lo, hi) = s.split_once(':').ok_or_else(|| format!("expected MIN:MAX, got `{s}`"))?;
+    let num = |v: &str| v.trim().parse::<f64>().map_err(|_| format!("`{v}` is not a number"));
+    Ok((num(lo)?, num(hi)?))
+}
+
+fn check_range(range: f64) -> Result<(), InputError> {
+    if range.is_finite() && range > 0.0 {
+        Ok(())
+    } else {
+        Err(InputError::parameter("range", format!("must be a positive number of metres, got {range}")))
+    }
+}
+
+fn gen_rwp(args: RwpArgs) -> anyhow::Result<Outcome> {
+    let (min, max) = args.speed;
+    let params = RwpParams {
+        nodes: args.nodes,
+        area: args.area,
+        speed: match args.speed_dist {
+            SpeedDistArg::Uniform => SpeedDist::Uniform { min, max },
+            SpeedDistArg::Normal => SpeedDist::Normal { min, max },
+        },
+        pause: match args.pause_dist {
+            PauseDistArg::Const => PauseDist::Constant(args.pause),
+            PauseDistArg::Uniform => PauseDist::Uniform { mean: args.pause },
+        },
+        duration: args.duration,
+        start: match args.start {
+            StartArg::Classic => StartMode::Classic,
+            StartArg::Stationary => StartMode::Stationary,
+        },
+        seed: args.seed,
+    };
+    let trace = rwp::generate(&params)?;
+    write_trace(&trace, &args.output)?;
+    eprintln!(
+        "wrote {} ({} nodes, {} legs, {} s)",
+        args.output.display(),
+        trace.node_count(),
+        trace.total_legs(),
+        trace.duration
+    );
+    Ok(Outcome::Success)
+}
+
+/// What `trace stats --json` prints: the statistics plus the footer cross-check.
+#[derive(Serialize)]
+struct StatsReport<'a> {
+    file: String,
+    #[serde(flatten)]
+    stats: &'a MobilityStats,
+    footer_link_changes: Option<u64>,
+    footer_match: Option<bool>,
+    footer_per_node_match: Option<bool>,
+    warnings: usize,
+}
+
+/// The setdest footer compared with our replay, when the footer is comparable.
+struct FooterCheck {
+    total: Option<u64>,
+    total_match: Option<bool>,
+    per_node_match: Option<bool>,
+    /// Nodes whose per-node count differs: (node, footer, ours).
+    per_node_diff: Vec<(u32, u64, usize)>,
+}
+
+fn check_footer(footer: Option<&SetdestFooter>, stats: &MobilityStats) -> FooterCheck {
+    let Some(footer) = footer.filter(|_| stats.range == SETDEST_RANGE) else {
+        return FooterCheck { total: None, total_match: None, per_node_match: None, per_node_diff: Vec::new() };
+    };
+    let total_match = footer.link_changes.map(|n| n == stats.link_changes as u64);
+    let per_node_diff: Vec<_> = footer
+        .per_node
+        .iter()
+        .filter_map(|row| {
+            let ours = stats.link_changes_per_node.get(row.node as usize).copied().unwrap_or(0);
+            (row.link_changes != ours as u64).then_some((row.node, row.link_changes, ours))
+        })
+        .collect();
+    let per_node_match = (!footer.per_node.is_empty())
+        .then(|| per_node_diff.is_empty() && footer.per_node.len() == stats.nodes);
+    FooterCheck { total: footer.link_changes, total_match, per_node_match, per_node_diff }
+}
+
+fn load(file: &std::path::Path) -> anyhow::Result<LoadedTrace> {
+    Ok(read_trace(file)?)
+}
+
+fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
+    check_range(args.range)?;
+    let loaded = load(&args.file)?;
+    let timeline = link_timeline(&loaded.trace, args.range);
+    let stats = mobility_stats(&loaded.trace, &timeline);
+    let check = check_footer(loaded.footer.as_ref(), &stats);
+    if args.json {
+        let report = StatsReport {
+            file: args.file.display().to_string(),
+            stats: &stats,
+            footer_link_changes: check.total,
+            footer_match: check.total_match,
+            footer_per_node_match: check.per_node_match,
+            warnings: loaded.warnings.len(),
+        };
+        println!("{}", serde_json::to_string_pretty(&report).context("serialising the report")?);
+    } else {
+        for w in &loaded.warnings {
+            eprintln!("{w}");
+        }
+        print_stats_table(&args.file, &loaded.trace, &stats, &check);
+    }
+    Ok(Outcome::Success)
+}
+
+fn print_stats_table(file: &std::path::Path, trace: &Trace, s: &MobilityStats, check: &FooterCheck) {
+    let opt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.3}"));
+    println!("trace                 {}", file.display());
+    println!("nodes                 {}", s.nodes);
+    println!("area                  {} x {} m", trace.area.width, trace.area.height);
+    println!("duration              {} s", s.duration);
+    println!("range                 {} m", s.range);
+    println!("link ups / downs      {} / {}", s.link_ups, s.link_downs);
+    println!("link changes          {} ({:.3} /s)", s.link_changes, s.link_change_rate);
+    println!("initial links         {}", s.initial_links);
+    println!("mean degree           {:.3}", s.mean_degree);
+    println!("mean link duration    {} s ({} completed links)", opt(s.mean_link_duration), s.completed_links);
+    println!("mean components       {:.3}", s.mean_components);
+    println!("time connected        {:.1} %", 100.0 * s.frac_time_connected);
+    println!("mean speed            {:.3} m/s", s.mean_speed);
+    if let (Some(total), Some(ok)) = (check.total, check.total_match) {
+        println!("setdest footer        {} link changes: {}", total, if ok { "match" } else { "MISMATCH" });
+    }
+    if let Some(ok) = check.per_node_match {
+        println!("footer per-node table {}", if ok { "match" } else { "MISMATCH" });
+    }
+}
+
+fn lint(args: LintArgs) -> anyhow::Result<Outcome> {
+    check_range(args.range)?;
+    let loaded = load(&args.file)?;
+    for w in &loaded.warnings {
+        println!("{w}");
+    }
+    let trace = &loaded.trace;
+    println!(
+        "{}: {} nodes, {} legs, {} s, area {} x {} m, {} warning(s)",
+        args.file.display(),
+        trace.node_count(),
+        trace.total_legs(),
+        trace.duration,
+        trace.area.width,
+        trace.area.height,
+        loaded.warnings.len()
+    );
+    let Some(footer) = loaded.footer.as_ref() else {
+        println!("no setdest footer: nothing to compare link changes with");
+        return Ok(Outcome::Success);
+    };
+    if args.range != SETDEST_RANGE {
+        println!("setdest's footer counts links at {SETDEST_RANGE} m, not at {} m: not compared", args.range);
+        return Ok(Outcome::Success);
+    }
+    let timeline = link_timeline(trace, args.range);
+    let stats = mobility_stats(trace, &timeline);
+    let check = check_footer(Some(footer), &stats);
+    let mut ok = true;
+    if let (Some(total), Some(matched)) = (check.total, check.total_match) {
+        println!("link changes: footer {total}, replay {}", stats.link_changes);
+        ok &= matched;
+    }
+    for (node, theirs, ours) in &check.per_node_diff {
+        println!("node {node}: footer {theirs} link changes, replay {ours}");
+    }
+    if check.per_node_match == Some(false) {
+        ok = false;
+        if check.per_node_diff.is_empty() {
+            println!("the footer's per-node table has {} rows for {} nodes", footer.per_node.len(), stats.nodes);
+        }
+    }
+    println!("{}", if ok { "OK: replay agrees with the footer" } else { "MISMATCH" });
+    Ok(if ok { Outcome::Success } else { Outcome::Mismatch })
+}
+
+fn convert(args: ConvertArgs) -> anyhow::Result<Outcome> {
+    let loaded = load(&args.input)?;
+    for w in &loaded.warnings {
+        eprintln!("{w}");
+    }
+    write_trace(&loaded.trace, &args.output)?;
+    eprintln!("wrote {}", args.output.display());
+    Ok(Outcome::Success)
+}

@@ -165,11 +165,27 @@ fn parse_params(text: &str, source: &str) -> Result<Params, InputError> {
             )
         })
     };
-    let width = required("x", "the area's width in metres (a non-negative number)", false)?;
-    let height = required("y", "the area's height in metres (a non-negative number)", false)?;
-    let duration = required("duration", "the duration in seconds (a positive number)", true)?;
-    let three_d = number("z", "the area's depth in metres (a non-negative number)", false)?
-        .is_some_and(|z| z > 0.0);
+    let width = required(
+        "x",
+        "the area's width in metres (a non-negative number)",
+        false,
+    )?;
+    let height = required(
+        "y",
+        "the area's height in metres (a non-negative number)",
+        false,
+    )?;
+    let duration = required(
+        "duration",
+        "the duration in seconds (a positive number)",
+        true,
+    )?;
+    let three_d = number(
+        "z",
+        "the area's depth in metres (a non-negative number)",
+        false,
+    )?
+    .is_some_and(|z| z > 0.0);
     let nodes = match values.get("nn") {
         None => None,
         Some(&(value, line)) => Some((
@@ -244,7 +260,11 @@ fn node_legs(
     let line = node + 1;
     let at = |field: String| Location::line(source, line).with_field(field);
     let arity = if params.three_d { 4 } else { 3 };
-    let shape = if params.three_d { "`t x y z`" } else { "`t x y`" };
+    let shape = if params.three_d {
+        "`t x y z`"
+    } else {
+        "`t x y`"
+    };
     let tokens: Vec<&str> = text.split_whitespace().collect();
     if tokens.is_empty() {
         return Err(InputError::new(
@@ -252,7 +272,7 @@ fn node_legs(
             format!("node {node} has no waypoints: expected {shape} groups"),
         ));
     }
-    if tokens.len() % arity != 0 {
+    if !tokens.len().is_multiple_of(arity) {
         return Err(InputError::new(
             at("waypoints".into()),
             format!(
@@ -435,6 +455,9 @@ mod tests {
             params_path(Path::new("b.movements")),
             PathBuf::from("b.params")
         );
-        assert_eq!(params_path(Path::new("b.txt")), PathBuf::from("b.txt.params"));
+        assert_eq!(
+            params_path(Path::new("b.txt")),
+            PathBuf::from("b.txt.params")
+        );
     }
 }

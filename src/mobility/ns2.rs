@@ -325,7 +325,9 @@ impl<'a> LineParser<'a, '_> {
         if !value.is_finite() {
             return Err(self.error(
                 field,
-                format!("expected a finite number, found `{word}` (NaN and infinity are not valid)"),
+                format!(
+                    "expected a finite number, found `{word}` (NaN and infinity are not valid)"
+                ),
             ));
         }
         // `-0` is zero: normalise so it never prints as `-0.000…`.
@@ -422,7 +424,9 @@ impl<'a> LineParser<'a, '_> {
                 if at != "at" {
                     return Err(self.error(
                         "command",
-                        format!("expected `at` after `$ns_`, found `{at}` (only `$ns_ at` is supported)"),
+                        format!(
+                            "expected `at` after `$ns_`, found `{at}` (only `$ns_ at` is supported)"
+                        ),
                     ));
                 }
                 let time = self.non_negative("time", "time")?;
@@ -487,7 +491,9 @@ impl<'a> LineParser<'a, '_> {
                         if axis == Axis::Z && value != 0.0 {
                             return Err(self.error(
                                 "Z_",
-                                format!("expected Z_ 0, found {value}: 3-D traces are not supported"),
+                                format!(
+                                    "expected Z_ 0, found {value}: 3-D traces are not supported"
+                                ),
                             ));
                         }
                         Ok(Command::Init { node, axis, value })
@@ -742,7 +748,11 @@ impl<'s> Reader<'s> {
                         } else {
                             "a non-negative, finite size in metres"
                         };
-                        return Err(self.error(line, &key, format!("expected {what}, found `{value}`")));
+                        return Err(self.error(
+                            line,
+                            &key,
+                            format!("expected {what}, found `{value}`"),
+                        ));
                     }
                     let slot = match key.as_str() {
                         "max x" => &mut self.header.max_x,
@@ -968,10 +978,9 @@ impl<'s> Reader<'s> {
     fn check_area(&mut self, area: Area) {
         let mut outside = Vec::new();
         for (&node, init) in &self.init {
-            for (axis, coordinate, limit) in [
-                ("X_", init.x, area.width),
-                ("Y_", init.y, area.height),
-            ] {
+            for (axis, coordinate, limit) in
+                [("X_", init.x, area.width), ("Y_", init.y, area.height)]
+            {
                 if let Some(c) = coordinate
                     && !(c.value >= -AREA_SLACK && c.value <= limit + AREA_SLACK)
                 {

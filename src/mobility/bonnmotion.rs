@@ -34,7 +34,7 @@
 //!
 //! # Writer
 //!
-//! [`write`] writes the params (`x`, `y`, `duration`, `nn`: what a reader needs) and the
+//! [`write()`] writes the params (`x`, `y`, `duration`, `nn`: what a reader needs) and the
 //! movements, each atomically, gzipped when the path ends in `.gz` (with a fixed gzip
 //! header, so equal traces give equal bytes). Waypoints are each leg's start and origin
 //! plus the last position at the duration, printed in Rust's shortest exact form, so

@@ -81,7 +81,7 @@
 //!
 //! # Writer
 //!
-//! [`write`] prints setdest's layout with 12 decimals: a header carrying `nodes`, the
+//! [`write()`] prints setdest's layout with 12 decimals: a header carrying `nodes`, the
 //! area and the duration, the initial positions, then one `setdest` per leg sorted by
 //! (start time, node): a moving leg is a `setdest` to its end position at its speed,
 //! a pause is a `setdest` to its position with speed 0 (a pause at t = 0 is implied by

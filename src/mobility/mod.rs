@@ -4,7 +4,7 @@
 //! - [`trace`]: the model (`Trace` → `Trajectory` → `Leg`), positions in O(log legs).
 //! - [`ns2`]: ns-2 `setdest` reader (tolerant, located errors) and writer; footer counts.
 //! - [`bonnmotion`]: BonnMotion `.movements[.gz]` + `.params` reader and writer.
-//! - [`format`]: picks a reader or writer from a file name (`trace convert`).
+//! - [`mod@format`]: picks a reader or writer from a file name (`trace convert`).
 //! - [`rwp`]: seeded random-waypoint generator, classic and stationary start, and the
 //!   analytic RWP formulas used as oracles.
 

@@ -27,6 +27,11 @@
 //! - A pair linked just after `t = 0` is an initial link, not an `Up` event; an interval
 //!   still open at the end of the trace has no `Down` event. So "link changes" counts flips
 //!   after `t = 0`, which is what setdest's footer counts.
+//! - The end of a trace is only known to the precision it was printed with: setdest's files
+//!   end at their last event, which is often the very link change that the footer counts,
+//!   and the replayed root can land 1e-13 s after the printed time. So the last legs are
+//!   extended by [`MERGE_GAP`], and a link that comes up or goes down within that tail is
+//!   reported at `duration`.
 //!
 //! Events are sorted by time, then by the pair `(a, b)` with `a < b`; a pair's events
 //! strictly alternate Up, Down, Up, …, starting with Up iff the pair is not an initial link.
@@ -128,8 +133,12 @@ pub fn link_timeline(trace: &Trace, range: f64) -> LinkTimeline {
         "range must be positive, got {range}"
     );
     let raw = raw_intervals(trace, range);
-    let intervals = merge_intervals(raw);
+    let mut intervals = merge_intervals(raw, trace.duration + MERGE_GAP);
     let events = events_from_intervals(&intervals, trace.duration);
+    for iv in &mut intervals {
+        iv.start = iv.start.min(trace.duration);
+        iv.end = iv.end.min(trace.duration);
+    }
     LinkTimeline {
         range,
         duration: trace.duration,
@@ -165,6 +174,7 @@ struct NodeBox {
 fn raw_intervals(trace: &Trace, range: f64) -> Vec<LinkInterval> {
     let n = trace.node_count();
     let duration = trace.duration;
+    let horizon = duration + MERGE_GAP;
     let window = window_length(trace, range);
     let range_sq = range * range;
     let mut out = Vec::new();
@@ -179,7 +189,10 @@ fn raw_intervals(trace: &Trace, range: f64) -> Vec<LinkInterval> {
         if from >= duration {
             break;
         }
-        let to = ((k + 1) as f64 * window).min(duration);
+        let mut to = ((k + 1) as f64 * window).min(duration);
+        if to == duration {
+            to = horizon;
+        }
         k += 1;
         boxes.clear();
         for (node, trajectory) in trace.nodes.iter().enumerate() {
@@ -209,7 +222,8 @@ fn raw_intervals(trace: &Trace, range: f64) -> Vec<LinkInterval> {
                 };
                 let legs_a = legs_in(trace.nodes[a as usize].legs(), cursor[a as usize], to);
                 let legs_b = legs_in(trace.nodes[b as usize].legs(), cursor[b as usize], to);
-                pair_intervals(a, b, legs_a, legs_b, from, to, range_sq, &mut out);
+                let window = Window { from, to, duration };
+                pair_intervals(a, b, legs_a, legs_b, window, range_sq, &mut out);
             }
             active.push(*current);
         }
@@ -244,24 +258,39 @@ fn window_box(node: NodeId, legs: &[Leg], from: f64, to: f64) -> NodeBox {
     b
 }
 
-/// Appends the intervals within `[from, to]` where nodes `a` and `b` are closer than
+/// The time span one pair is solved over. The last leg of every node ends at `duration`
+/// and is extrapolated up to `to` when the window reaches past it (the end-of-trace tail).
+#[derive(Clone, Copy)]
+struct Window {
+    from: f64,
+    to: f64,
+    duration: f64,
+}
+
+impl Window {
+    /// End of `leg` for solving: a trajectory's last leg runs on into the tail.
+    #[inline]
+    fn leg_end(&self, leg: &Leg) -> f64 {
+        if leg.end >= self.duration { f64::INFINITY } else { leg.end }
+    }
+}
+
+/// Appends the intervals within the window where nodes `a` and `b` are closer than
 /// `sqrt(range_sq)`, one piece per pair of overlapping legs.
-#[allow(clippy::too_many_arguments)]
 fn pair_intervals(
     a: NodeId,
     b: NodeId,
     legs_a: &[Leg],
     legs_b: &[Leg],
-    from: f64,
-    to: f64,
+    window: Window,
     range_sq: f64,
     out: &mut Vec<LinkInterval>,
 ) {
     let (mut i, mut j) = (0, 0);
     while i < legs_a.len() && j < legs_b.len() {
         let (la, lb) = (&legs_a[i], &legs_b[j]);
-        let start = from.max(la.start).max(lb.start);
-        let end = to.min(la.end).min(lb.end);
+        let start = window.from.max(la.start).max(lb.start);
+        let end = window.to.min(window.leg_end(la)).min(window.leg_end(lb));
         if end > start
             && let Some((lo, hi)) = below_range(la, lb, start, end, range_sq)
         {
@@ -316,8 +345,9 @@ fn below_range(la: &Leg, lb: &Leg, start: f64, end: f64, range_sq: f64) -> Optio
 }
 
 /// Sorts raw pieces per pair and joins those that touch (or nearly touch, see
-/// [`MERGE_GAP`]), dropping slivers.
-fn merge_intervals(mut raw: Vec<LinkInterval>) -> Vec<LinkInterval> {
+/// [`MERGE_GAP`]), dropping slivers, except one still open at the `horizon` (a link that
+/// comes up in the last instant of the trace).
+fn merge_intervals(mut raw: Vec<LinkInterval>, horizon: f64) -> Vec<LinkInterval> {
     raw.sort_unstable_by(|p, q| {
         p.a.cmp(&q.a)
             .then(p.b.cmp(&q.b))
@@ -336,24 +366,26 @@ fn merge_intervals(mut raw: Vec<LinkInterval>) -> Vec<LinkInterval> {
             _ => merged.push(piece),
         }
     }
-    merged.retain(|iv| iv.start == 0.0 || iv.length() > MERGE_GAP);
+    merged.retain(|iv| iv.start == 0.0 || iv.length() > MERGE_GAP || iv.end >= horizon);
     merged
 }
 
+/// Events of the merged intervals, whose ends may reach into the end-of-trace tail.
 fn events_from_intervals(intervals: &[LinkInterval], duration: f64) -> Vec<LinkEvent> {
+    let horizon = duration + MERGE_GAP;
     let mut events = Vec::with_capacity(intervals.len() * 2);
     for iv in intervals {
         if iv.start > 0.0 {
             events.push(LinkEvent {
-                time: iv.start,
+                time: iv.start.min(duration),
                 a: iv.a,
                 b: iv.b,
                 change: LinkChange::Up,
             });
         }
-        if iv.end < duration {
+        if iv.end < horizon {
             events.push(LinkEvent {
-                time: iv.end,
+                time: iv.end.min(duration),
                 a: iv.a,
                 b: iv.b,
                 change: LinkChange::Down,
@@ -463,6 +495,34 @@ mod tests {
         let tl = link_timeline(&t, 100.0);
         assert!(tl.events.is_empty(), "{:?}", tl.events);
         assert_eq!(tl.intervals.len(), 1);
+    }
+
+    #[test]
+    fn changes_at_the_last_instant_are_reported_at_the_end() {
+        // Node 1 approaches node 0 at 10 m/s and reaches distance 100 exactly at t = 40,
+        // the end of the trace: setdest would print that link change at the final time.
+        let approach = trace(
+            vec![
+                vec![leg(0.0, 40.0, (500.0, 0.0), (0.0, 0.0))],
+                vec![leg(0.0, 40.0, (0.0, 0.0), (10.0, 0.0))],
+            ],
+            40.0,
+        );
+        let tl = link_timeline(&approach, 100.0);
+        assert_eq!(tl.events.len(), 1, "{:?}", tl.events);
+        assert_eq!((tl.events[0].time, tl.events[0].change), (40.0, LinkChange::Up));
+        // Receding: the link goes down exactly at the end.
+        let recede = trace(
+            vec![
+                vec![leg(0.0, 6.0, (0.0, 0.0), (0.0, 0.0))],
+                vec![leg(0.0, 6.0, (40.0, 0.0), (10.0, 0.0))],
+            ],
+            6.0,
+        );
+        let tl = link_timeline(&recede, 100.0);
+        assert_eq!(tl.events.len(), 1, "{:?}", tl.events);
+        assert_eq!((tl.events[0].time, tl.events[0].change), (6.0, LinkChange::Down));
+        assert_eq!(tl.intervals[0].end, 6.0);
     }
 
     #[test]

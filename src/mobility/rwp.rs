@@ -8,7 +8,7 @@
 //! starts every node at a uniform waypoint, moving, at a fresh speed. That initial state is
 //! not the model's steady state: slow legs last longer, so over time the population
 //! drifts towards slow, long-lasting legs and the mean speed decays from the naive
-//! (vmin+vmax)/2 to the harmonic mean 1/E[1/V] (Yoon, Liu and Noble 2003, "Random
+//! (vmin+vmax)/2 to the harmonic mean 1/`E[1/V]` (Yoon, Liu and Noble 2003, "Random
 //! waypoint considered harmful"); positions likewise drift towards the centre. Results
 //! measured on a classic run therefore depend on how long it has run.
 //!
@@ -17,9 +17,10 @@
 //! `SteadyStateRandomWaypointMobilityModel`), so every time instant of the run, t = 0
 //! included, has the same distribution:
 //!
-//! - with probability E[P]/(E[P] + E[L]·E[1/V]) the node is paused: waypoints are uniform,
-//!   so its position is uniform; the pause it is in is length-biased (long pauses are more
-//!   likely to cover a given instant) and it has a uniform fraction of it left;
+//! - with probability `E[P]`/(`E[P]` + `E[L]`·`E[1/V]`) the node is paused: waypoints
+//!   are uniform, so its position is uniform; the pause it is in is length-biased (long
+//!   pauses are more likely to cover a given instant) and a uniform fraction of it is
+//!   left;
 //! - otherwise it is moving: its leg is length-biased, so an endpoint pair is drawn
 //!   uniformly and accepted with probability |p2 − p1| / diagonal; it is at a uniform
 //!   point of that leg heading to p2; and its speed has density ∝ f(v)/v (time spent at
@@ -42,18 +43,23 @@
 //!   density ∝ 1/v (v = min·(max/min)ᵘ) and are accepted with probability φ(v)/φ(mean).
 //!   On [mean − 2sd, mean + 2sd] that ratio is at least e⁻², so at most ~7.4 proposals are
 //!   needed on average whatever `min` is; proposing from f and accepting with min/v would
-//!   need ~1/(min·E[1/V]) proposals, unbounded as `min` approaches 0.
+//!   need ~1/(min·`E[1/V]`) proposals, unbounded as `min` approaches 0.
 //! - **No speed 0.** A drawn speed of 0 (possible with min = 0 in a classic run) is
 //!   redrawn, so a moving leg always moves; pauses are the only zero-velocity legs.
 //! - **No empty legs.** A pause of length 0 emits no leg (so pause 0 gives back-to-back
 //!   moves). A move whose duration is lost in the rounding of the current time (a
 //!   waypoint equal or within ~1e-13 m of the current position) is skipped, the node
-//!   taking the waypoint's position. Should this happen over and over (an area tiny
-//!   compared with speed × time resolution) the generator reports it instead of looping.
-//! - **Waypoints are exact.** A leg ends at the waypoint itself, and the next leg starts
-//!   there, so positions never leave the area by more than rounding of `origin +
-//!   velocity·dt` (far below 1e-9 m).
+//!   taking the waypoint's position.
+//! - **Waypoints are exact.** The leg after a move starts at the drawn waypoint itself,
+//!   not at the previous leg's computed `end_position()`, so rounding never accumulates
+//!   along a trajectory; the two differ by rounding only (~1e-13 m), and positions leave
+//!   the area by no more than that.
+//! - **Safety net.** Should skipped moves repeat (an area tiny compared with speed × time
+//!   resolution) the generator reports an error on `--area` instead of looping.
 //! - The last leg of every node is cut at exactly `duration`.
+//! - **Bounded size.** [`RwpParams::validate`] refuses parameters expected to produce more
+//!   than [`MAX_LEGS`] legs (a unit mistake, such as an area in km, would otherwise
+//!   exhaust memory rather than fail with a message); it is reported on `--duration`.
 
 mod analytic;
 mod walk;
@@ -182,8 +188,8 @@ impl RwpParams {
 
     /// A slight over-estimate of the number of legs the trace will hold.
     ///
-    /// A cycle (move + pause) lasts E[L]·E[1/V] + E[P] on average; E[1/V] ≥ 1/E[V]
-    /// (Jensen), and 1/E[V] stays finite when vmin = 0, so E[L]/E[V] + E[P] is used.
+    /// A cycle (move + pause) lasts `E[L]`·`E[1/V]` + `E[P]` on average; `E[1/V]` ≥ 1/`E[V]`
+    /// (Jensen), and 1/`E[V]` stays finite when vmin = 0, so `E[L]`/`E[V]` + `E[P]` is used.
     fn estimated_legs(&self) -> f64 {
         let cycle = expected_leg_length(self.area.width, self.area.height) / self.speed.mean()
             + self.pause.mean();

@@ -6,9 +6,9 @@
 
 use super::{PauseDist, RwpParams, SpeedDist};
 
-/// Mean length of one random-waypoint leg, E[L], in a `width × height` rectangle.
+/// Mean length of one random-waypoint leg, `E[L]`, in a `width × height` rectangle.
 ///
-/// A leg joins two independent uniform points of the rectangle, so E[L] is the classical
+/// A leg joins two independent uniform points of the rectangle, so `E[L]` is the classical
 /// mean distance between two uniform points in an a × b rectangle, in the form given in
 /// `shared/reference/MOBILITY.md` (Bettstetter, Hartenstein and Pérez-Costa 2004 use it as
 /// the random waypoint's mean transition length):
@@ -49,21 +49,21 @@ impl SpeedDist {
         }
     }
 
-    /// Mean speed of one leg, E[V] (the naive "average speed" a classic run starts at).
+    /// Mean speed of one leg, `E[V]` (the naive "average speed" a classic run starts at).
     ///
     /// Both distributions are symmetric about the midpoint of `[min, max]` (the normal is
-    /// truncated symmetrically), so E[V] is the midpoint for both.
+    /// truncated symmetrically), so `E[V]` is the midpoint for both.
     pub fn mean(&self) -> f64 {
         let (min, max) = self.bounds();
         0.5 * min + 0.5 * max
     }
 
-    /// E[1/V]: the mean time per metre of a leg, which is what sets how long nodes spend
+    /// `E[1/V]`: the mean time per metre of a leg, which is what sets how long nodes spend
     /// moving. Infinite when `min` is 0 (the integral of 1/v diverges there: this is why
     /// random waypoint with vmin = 0 has no steady state, Yoon, Liu and Noble 2003).
     ///
     /// Uniform: ln(max/min)/(max − min), or 1/v when min = max. Normal (truncated to
-    /// [min, max]): integrated numerically, see [`truncated_normal_mean_inverse`].
+    /// [min, max]): integrated numerically (composite Simpson in log-speed).
     pub fn mean_inverse(&self) -> f64 {
         let (min, max) = self.bounds();
         if min <= 0.0 {
@@ -80,7 +80,7 @@ impl SpeedDist {
 }
 
 impl PauseDist {
-    /// Mean pause, E[P], seconds.
+    /// Mean pause, `E[P]`, seconds.
     pub fn mean(&self) -> f64 {
         match *self {
             PauseDist::Constant(p) => p,
@@ -90,11 +90,11 @@ impl PauseDist {
 }
 
 /// Probability that a node is paused at a time instant in steady state:
-/// E[P] / (E[P] + E[L]·E[1/V]) (one cycle is a move of expected duration E[L]·E[1/V]
-/// followed by a pause of expected duration E[P]; renewal-reward gives the fraction).
+/// `E[P]` / (`E[P]` + `E[L]`·`E[1/V]`) (one cycle is a move of expected duration `E[L]`·`E[1/V]`
+/// followed by a pause of expected duration `E[P]`; renewal-reward gives the fraction).
 ///
 /// 1000 × 1000, speed uniform on [1, 19], pause 10 s → 0.105. Zero without pauses, and
-/// zero when E[1/V] is infinite (vmin = 0: moving time grows without bound).
+/// zero when `E[1/V]` is infinite (vmin = 0: moving time grows without bound).
 pub fn paused_probability(params: &RwpParams) -> f64 {
     let pause = params.pause.mean();
     if pause == 0.0 {
@@ -105,10 +105,10 @@ pub fn paused_probability(params: &RwpParams) -> f64 {
 
 /// Time-average speed in steady state, pauses included (a pause counts as speed 0).
 ///
-/// Per cycle a node covers E[L] metres in E[L]·E[1/V] + E[P] seconds, so by renewal-reward
-/// the long-run mean speed is E[L] / (E[L]·E[1/V] + E[P]). Equivalently: the fraction of
-/// time moving, E[L]E[1/V]/(E[L]E[1/V] + E[P]), times the mean speed while moving,
-/// 1/E[1/V]. Without pauses this is the harmonic mean 1/E[1/V], e.g.
+/// Per cycle a node covers `E[L]` metres in `E[L]`·`E[1/V]` + `E[P]` seconds, so by renewal-reward
+/// the long-run mean speed is `E[L]` / (`E[L]`·`E[1/V]` + `E[P]`). Equivalently: the fraction of
+/// time moving, `E[L]``E[1/V]`/(`E[L]``E[1/V]` + `E[P]`), times the mean speed while moving,
+/// 1/`E[1/V]`. Without pauses this is the harmonic mean 1/`E[1/V]`, e.g.
 /// (vmax − vmin)/ln(vmax/vmin) for a uniform speed: [1, 20] → 6.34 m/s, far below the
 /// naive 10.5 m/s (Yoon, Liu and Noble 2003). 1000 × 1000, [1, 19], pause 10 s → 5.47.
 pub fn stationary_mean_speed(params: &RwpParams) -> f64 {
@@ -120,7 +120,7 @@ pub fn stationary_mean_speed(params: &RwpParams) -> f64 {
     length / time
 }
 
-/// E[L]·E[1/V]: the expected duration of one move.
+/// `E[L]`·`E[1/V]`: the expected duration of one move.
 fn moving_time(params: &RwpParams) -> f64 {
     expected_leg_length(params.area.width, params.area.height) * params.speed.mean_inverse()
 }
@@ -130,10 +130,10 @@ fn moving_time(params: &RwpParams) -> f64 {
 /// only microseconds (once per generated trace).
 const SIMPSON_INTERVALS: usize = 1 << 14;
 
-/// E[1/V] for a normal speed with mean (min+max)/2 and sd (max−min)/4 truncated to
+/// `E[1/V]` for a normal speed with mean (min+max)/2 and sd (max−min)/4 truncated to
 /// [min, max] (0 < min < max).
 ///
-/// E[1/V] = ∫ φ(v)/v dv / ∫ φ(v) dv over [min, max]. Substituting v = eˢ turns the steep
+/// `E[1/V]` = ∫ φ(v)/v dv / ∫ φ(v) dv over [min, max]. Substituting v = eˢ turns the steep
 /// 1/v near a small `min` into a smooth integrand: ∫ φ(eˢ) ds / ∫ φ(eˢ)·eˢ ds over
 /// [ln min, ln max], which composite Simpson integrates accurately. The normal's constant
 /// factor cancels in the ratio.

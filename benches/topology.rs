@@ -19,8 +19,14 @@ const RANGE: f64 = 250.0;
 fn params(nodes: usize) -> RwpParams {
     RwpParams {
         nodes,
-        area: Area { width: 1500.0, height: 300.0 },
-        speed: SpeedDist::Uniform { min: 1.0, max: 20.0 },
+        area: Area {
+            width: 1500.0,
+            height: 300.0,
+        },
+        speed: SpeedDist::Uniform {
+            min: 1.0,
+            max: 20.0,
+        },
         pause: PauseDist::Constant(30.0),
         duration: 900.0,
         start: StartMode::Stationary,
@@ -81,5 +87,9 @@ fn generate_and_extract(bencher: divan::Bencher, nodes: usize) {
 
 #[divan::bench(args = [100, 1000], sample_count = 10)]
 fn generate_only(bencher: divan::Bencher, nodes: usize) {
-    bencher.bench(|| rwp::generate(&params(nodes)).expect("valid parameters").total_legs());
+    bencher.bench(|| {
+        rwp::generate(&params(nodes))
+            .expect("valid parameters")
+            .total_legs()
+    });
 }

@@ -7,17 +7,26 @@ use linkrev::topology::stats::mobility_stats;
 use std::path::Path;
 
 fn check(name: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("traces")
+        .join(name);
     let file = ns2::read(&path).expect("shipped trace parses");
     let footer = file.footer.as_ref().expect("setdest footer");
     let timeline = link_timeline(&file.trace, 250.0);
     let stats = mobility_stats(&file.trace, &timeline);
-    assert_eq!(Some(stats.link_changes as u64), footer.link_changes, "{name}: total link changes");
-    assert_eq!(footer.per_node.len(), file.trace.node_count(), "{name}: per-node rows");
+    assert_eq!(
+        Some(stats.link_changes as u64),
+        footer.link_changes,
+        "{name}: total link changes"
+    );
+    assert_eq!(
+        footer.per_node.len(),
+        file.trace.node_count(),
+        "{name}: per-node rows"
+    );
     for row in &footer.per_node {
         assert_eq!(
-            stats.link_changes_per_node[row.node as usize] as u64,
-            row.link_changes,
+            stats.link_changes_per_node[row.node as usize] as u64, row.link_changes,
             "{name}: node {} link changes",
             row.node
         );

@@ -127,19 +127,36 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<Outcome> {
 }
 
 fn parse_area(s: &str) -> Result<Area, String> {
-    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("expected WIDTHxHEIGHT, got `{s}`"))?;
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WIDTHxHEIGHT, got `{s}`"))?;
     let num = |v: &str, what: &str| {
         v.trim()
             .parse::<f64>()
             .map_err(|_| format!("{what} `{v}` is not a number"))
-            .and_then(|x| if x.is_finite() && x > 0.0 { Ok(x) } else { Err(format!("{what} must be positive")) })
+            .and_then(|x| {
+                if x.is_finite() && x > 0.0 {
+                    Ok(x)
+                } else {
+                    Err(format!("{what} must be positive"))
+                }
+            })
     };
-    Ok(Area { width: num(w, "width")?, height: num(h, "height")? })
+    Ok(Area {
+        width: num(w, "width")?,
+        height: num(h, "height")?,
+    })
 }
 
 fn parse_speed(s: &str) -> Result<(f64, f64), String> {
-    let (lo, hi) = s.split_once(':').ok_or_else(|| format!("expected MIN:MAX, got `{s}`"))?;
-    let num = |v: &str| v.trim().parse::<f64>().map_err(|_| format!("`{v}` is not a number"));
+    let (lo, hi) = s
+        .split_once(':')
+        .ok_or_else(|| format!("expected MIN:MAX, got `{s}`"))?;
+    let num = |v: &str| {
+        v.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("`{v}` is not a number"))
+    };
     Ok((num(lo)?, num(hi)?))
 }
 
@@ -147,7 +164,10 @@ fn check_range(range: f64) -> Result<(), InputError> {
     if range.is_finite() && range > 0.0 {
         Ok(())
     } else {
-        Err(InputError::parameter("range", format!("must be a positive number of metres, got {range}")))
+        Err(InputError::parameter(
+            "range",
+            format!("must be a positive number of metres, got {range}"),
+        ))
     }
 }
 
@@ -206,20 +226,34 @@ struct FooterCheck {
 
 fn check_footer(footer: Option<&SetdestFooter>, stats: &MobilityStats) -> FooterCheck {
     let Some(footer) = footer.filter(|_| stats.range == SETDEST_RANGE) else {
-        return FooterCheck { total: None, total_match: None, per_node_match: None, per_node_diff: Vec::new() };
+        return FooterCheck {
+            total: None,
+            total_match: None,
+            per_node_match: None,
+            per_node_diff: Vec::new(),
+        };
     };
     let total_match = footer.link_changes.map(|n| n == stats.link_changes as u64);
     let per_node_diff: Vec<_> = footer
         .per_node
         .iter()
         .filter_map(|row| {
-            let ours = stats.link_changes_per_node.get(row.node as usize).copied().unwrap_or(0);
+            let ours = stats
+                .link_changes_per_node
+                .get(row.node as usize)
+                .copied()
+                .unwrap_or(0);
             (row.link_changes != ours as u64).then_some((row.node, row.link_changes, ours))
         })
         .collect();
     let per_node_match = (!footer.per_node.is_empty())
-        .then(|| per_node_diff.is_empty() && footer.per_node.len() == stats.nodes);
-    FooterCheck { total: footer.link_changes, total_match, per_node_match, per_node_diff }
+        .then_some(per_node_diff.is_empty() && footer.per_node.len() == stats.nodes);
+    FooterCheck {
+        total: footer.link_changes,
+        total_match,
+        per_node_match,
+        per_node_diff,
+    }
 }
 
 fn load(file: &std::path::Path) -> anyhow::Result<LoadedTrace> {
@@ -241,7 +275,10 @@ fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
             footer_per_node_match: check.per_node_match,
             warnings: loaded.warnings.len(),
         };
-        println!("{}", serde_json::to_string_pretty(&report).context("serialising the report")?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).context("serialising the report")?
+        );
     } else {
         for w in &loaded.warnings {
             eprintln!("{w}");
@@ -251,26 +288,51 @@ fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-fn print_stats_table(file: &std::path::Path, trace: &Trace, s: &MobilityStats, check: &FooterCheck) {
+fn print_stats_table(
+    file: &std::path::Path,
+    trace: &Trace,
+    s: &MobilityStats,
+    check: &FooterCheck,
+) {
     let opt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.3}"));
     println!("trace                 {}", file.display());
     println!("nodes                 {}", s.nodes);
-    println!("area                  {} x {} m", trace.area.width, trace.area.height);
+    println!(
+        "area                  {} x {} m",
+        trace.area.width, trace.area.height
+    );
     println!("duration              {} s", s.duration);
     println!("range                 {} m", s.range);
     println!("link ups / downs      {} / {}", s.link_ups, s.link_downs);
-    println!("link changes          {} ({:.3} /s)", s.link_changes, s.link_change_rate);
+    println!(
+        "link changes          {} ({:.3} /s)",
+        s.link_changes, s.link_change_rate
+    );
     println!("initial links         {}", s.initial_links);
     println!("mean degree           {:.3}", s.mean_degree);
-    println!("mean link duration    {} s ({} completed links)", opt(s.mean_link_duration), s.completed_links);
+    println!(
+        "mean link duration    {} s ({} completed links)",
+        opt(s.mean_link_duration),
+        s.completed_links
+    );
     println!("mean components       {:.3}", s.mean_components);
-    println!("time connected        {:.1} %", 100.0 * s.frac_time_connected);
+    println!(
+        "time connected        {:.1} %",
+        100.0 * s.frac_time_connected
+    );
     println!("mean speed            {:.3} m/s", s.mean_speed);
     if let (Some(total), Some(ok)) = (check.total, check.total_match) {
-        println!("setdest footer        {} link changes: {}", total, if ok { "match" } else { "MISMATCH" });
+        println!(
+            "setdest footer        {} link changes: {}",
+            total,
+            if ok { "match" } else { "MISMATCH" }
+        );
     }
     if let Some(ok) = check.per_node_match {
-        println!("footer per-node table {}", if ok { "match" } else { "MISMATCH" });
+        println!(
+            "footer per-node table {}",
+            if ok { "match" } else { "MISMATCH" }
+        );
     }
 }
 
@@ -296,7 +358,10 @@ fn lint(args: LintArgs) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Success);
     };
     if args.range != SETDEST_RANGE {
-        println!("setdest's footer counts links at {SETDEST_RANGE} m, not at {} m: not compared", args.range);
+        println!(
+            "setdest's footer counts links at {SETDEST_RANGE} m, not at {} m: not compared",
+            args.range
+        );
         return Ok(Outcome::Success);
     }
     let timeline = link_timeline(trace, args.range);
@@ -304,7 +369,10 @@ fn lint(args: LintArgs) -> anyhow::Result<Outcome> {
     let check = check_footer(Some(footer), &stats);
     let mut ok = true;
     if let (Some(total), Some(matched)) = (check.total, check.total_match) {
-        println!("link changes: footer {total}, replay {}", stats.link_changes);
+        println!(
+            "link changes: footer {total}, replay {}",
+            stats.link_changes
+        );
         ok &= matched;
     }
     for (node, theirs, ours) in &check.per_node_diff {
@@ -313,11 +381,26 @@ fn lint(args: LintArgs) -> anyhow::Result<Outcome> {
     if check.per_node_match == Some(false) {
         ok = false;
         if check.per_node_diff.is_empty() {
-            println!("the footer's per-node table has {} rows for {} nodes", footer.per_node.len(), stats.nodes);
+            println!(
+                "the footer's per-node table has {} rows for {} nodes",
+                footer.per_node.len(),
+                stats.nodes
+            );
         }
     }
-    println!("{}", if ok { "OK: replay agrees with the footer" } else { "MISMATCH" });
-    Ok(if ok { Outcome::Success } else { Outcome::Mismatch })
+    println!(
+        "{}",
+        if ok {
+            "OK: replay agrees with the footer"
+        } else {
+            "MISMATCH"
+        }
+    );
+    Ok(if ok {
+        Outcome::Success
+    } else {
+        Outcome::Mismatch
+    })
 }
 
 fn convert(args: ConvertArgs) -> anyhow::Result<Outcome> {

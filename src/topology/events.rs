@@ -271,7 +271,11 @@ impl Window {
     /// End of `leg` for solving: a trajectory's last leg runs on into the tail.
     #[inline]
     fn leg_end(&self, leg: &Leg) -> f64 {
-        if leg.end >= self.duration { f64::INFINITY } else { leg.end }
+        if leg.end >= self.duration {
+            f64::INFINITY
+        } else {
+            leg.end
+        }
     }
 }
 
@@ -510,7 +514,10 @@ mod tests {
         );
         let tl = link_timeline(&approach, 100.0);
         assert_eq!(tl.events.len(), 1, "{:?}", tl.events);
-        assert_eq!((tl.events[0].time, tl.events[0].change), (40.0, LinkChange::Up));
+        assert_eq!(
+            (tl.events[0].time, tl.events[0].change),
+            (40.0, LinkChange::Up)
+        );
         // Receding: the link goes down exactly at the end.
         let recede = trace(
             vec![
@@ -521,7 +528,10 @@ mod tests {
         );
         let tl = link_timeline(&recede, 100.0);
         assert_eq!(tl.events.len(), 1, "{:?}", tl.events);
-        assert_eq!((tl.events[0].time, tl.events[0].change), (6.0, LinkChange::Down));
+        assert_eq!(
+            (tl.events[0].time, tl.events[0].change),
+            (6.0, LinkChange::Down)
+        );
         assert_eq!(tl.intervals[0].end, 6.0);
     }
 

@@ -15,13 +15,16 @@ fn main() {
 
 const RANGE: f64 = 250.0;
 
-/// The classic ns-2 study setting (50–100 nodes in 1500×300 m, 1–20 m/s, pause 30 s).
+/// The classic ns-2 study setting (100 nodes in 1500×300 m, 1–20 m/s, pause 30 s); larger
+/// node counts scale both sides of the area by sqrt(nodes/100), so the density, and with
+/// it the number of neighbours per node, stays the same.
 fn params(nodes: usize) -> RwpParams {
+    let scale = (nodes as f64 / 100.0).sqrt();
     RwpParams {
         nodes,
         area: Area {
-            width: 1500.0,
-            height: 300.0,
+            width: 1500.0 * scale,
+            height: 300.0 * scale,
         },
         speed: SpeedDist::Uniform {
             min: 1.0,
@@ -32,10 +35,6 @@ fn params(nodes: usize) -> RwpParams {
         start: StartMode::Stationary,
         seed: 7,
     }
-}
-
-fn trace(nodes: usize) -> Trace {
-    rwp::generate(&params(nodes)).expect("valid parameters")
 }
 
 /// The naive baseline: sample every pair every `dt` seconds and count state flips.
@@ -65,15 +64,30 @@ fn naive_stepped_changes(trace: &Trace, range: f64, dt: f64) -> usize {
     changes
 }
 
-#[divan::bench]
-fn exact_100_nodes(bencher: divan::Bencher) {
-    let t = trace(100);
+/// 100 nodes × 900 s in two densities: the classic 1500×300 m strip (about 30
+/// neighbours per node: nearly every pair meets) and a sparse 3000×3000 m square (about 2).
+/// The naive stepping costs the same in both; exact extraction follows the neighbours.
+const AREAS: [&str; 2] = ["1500x300", "3000x3000"];
+
+fn trace_in(area: &str) -> Trace {
+    let (w, h) = area.split_once('x').expect("WxH");
+    let mut p = params(100);
+    p.area = Area {
+        width: w.parse().expect("width"),
+        height: h.parse().expect("height"),
+    };
+    rwp::generate(&p).expect("valid parameters")
+}
+
+#[divan::bench(args = AREAS)]
+fn exact_100_nodes(bencher: divan::Bencher, area: &str) {
+    let t = trace_in(area);
     bencher.bench(|| link_timeline(divan::black_box(&t), RANGE).events.len());
 }
 
-#[divan::bench]
-fn naive_stepped_100_nodes(bencher: divan::Bencher) {
-    let t = trace(100);
+#[divan::bench(args = AREAS)]
+fn naive_stepped_100_nodes(bencher: divan::Bencher, area: &str) {
+    let t = trace_in(area);
     bencher.bench(|| naive_stepped_changes(divan::black_box(&t), RANGE, 0.1));
 }
 

@@ -72,14 +72,14 @@ pub struct RwpArgs {
     #[arg(long, default_value = "1:20", value_parser = parse_speed)]
     pub speed: (f64, f64),
     /// Pause in seconds (the mean, with --pause-dist uniform).
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = 30.0, allow_negative_numbers = true)]
     pub pause: f64,
     #[arg(long, value_enum, default_value_t = PauseDistArg::Const)]
     pub pause_dist: PauseDistArg,
     #[arg(long, value_enum, default_value_t = SpeedDistArg::Uniform)]
     pub speed_dist: SpeedDistArg,
     /// Trace duration in seconds.
-    #[arg(long, default_value_t = 900.0)]
+    #[arg(long, default_value_t = 900.0, allow_negative_numbers = true)]
     pub duration: f64,
     /// Random seed: the same seed and parameters give a byte-identical file.
     #[arg(long, default_value_t = 1)]
@@ -96,7 +96,7 @@ pub struct StatsArgs {
     /// Trace file (ns-2 setdest or BonnMotion .movements[.gz]).
     pub file: PathBuf,
     /// Radio range in metres (link iff distance < range).
-    #[arg(long, default_value_t = SETDEST_RANGE)]
+    #[arg(long, default_value_t = SETDEST_RANGE, allow_negative_numbers = true)]
     pub range: f64,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -107,7 +107,7 @@ pub struct StatsArgs {
 pub struct LintArgs {
     pub file: PathBuf,
     /// Radio range in metres; setdest's footer is only comparable at 250.
-    #[arg(long, default_value_t = SETDEST_RANGE)]
+    #[arg(long, default_value_t = SETDEST_RANGE, allow_negative_numbers = true)]
     pub range: f64,
 }
 

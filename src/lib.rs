@@ -2,19 +2,28 @@
 //!
 //! # Code map
 //!
-//! Data flows one way:
+//! Data flows one way, left to right; no module reaches back to one on its left:
 //!
 //! ```text
-//! traces/*.tcl, *.movements ─┐
-//! rwp generator ─────────────┴─► Trace ─► LinkEvents ─► (engine, protocols: later issues)
-//!                               mobility    topology
+//! traces/*.tcl, *.movements[.gz] ─┐
+//! random-waypoint generator ──────┴─► Trace ──► LinkTimeline ──► (engine, protocols,
+//!                                    mobility     topology        sweeps: later issues)
 //! ```
 //!
-//! - [`input`]: located errors and warnings for everything a user hands us.
-//! - [`output`]: atomic file writes (complete or absent, never half-written).
-//! - [`mobility`]: the trace model, ns-2 and BonnMotion formats, the RWP generator.
-//! - [`topology`]: exact link up/down events, connected components, mobility statistics.
-//! - [`cli`]: the `linkrev` command line (a thin layer; `src/main.rs` only calls it).
+//! - [`input`]: located errors and warnings (`file:line: field: message`) for everything
+//!   a user hands us; the CLI turns them into exit code 2.
+//! - [`output`]: atomic file writes (temporary file, fsync, rename).
+//! - [`mobility::trace`]: the model: per-node piecewise-linear legs tiling `[0, duration]`.
+//! - [`mobility::ns2`]: ns-2 `setdest` reader (tolerant, validated) and writer; footer.
+//! - [`mobility::bonnmotion`]: BonnMotion `.movements[.gz]` + `.params` reader and writer.
+//! - [`mobility::format`]: picks the reader or writer from a file name.
+//! - [`mobility::rwp`]: seeded random-waypoint generator (classic and stationary start)
+//!   and the analytic formulas used as test oracles.
+//! - [`topology::events`]: exact link up/down events (closed-form per leg pair,
+//!   sort-and-sweep over time windows) and the t = 0 neighbour sets.
+//! - [`topology::components`]: connected components under link changes.
+//! - [`topology::stats`]: mobility statistics (link changes, degree, components, speed).
+//! - [`cli`]: the `linkrev` command line; `src/main.rs` only calls [`cli::main`].
 
 pub mod cli;
 pub mod input;

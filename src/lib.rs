@@ -25,8 +25,13 @@
 //! - [`topology::stats`]: mobility statistics (link changes, degree, components, speed).
 //! - [`cli`]: the `linkrev` command line; `src/main.rs` only calls [`cli::main`].
 
+/// Index of a node: nodes are always numbered `0..n` without gaps, in traces, in the
+/// topology and in protocols alike.
+pub type NodeId = u32;
+
 pub mod cli;
 pub mod input;
 pub mod mobility;
 pub mod output;
+pub mod protocol;
 pub mod topology;

@@ -37,8 +37,7 @@ impl fmt::Display for Point {
     }
 }
 
-/// Index of a node in a trace: nodes are always numbered `0..n` without gaps.
-pub type NodeId = u32;
+pub use crate::NodeId;
 
 /// The simulation area `[0, width] × [0, height]`, metres.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,0 +1,163 @@
+//! The protocol API: every algorithm is a deterministic state machine per node.
+//!
+//! A protocol never reads a clock or a random generator, never sees positions and never
+//! does I/O. The driver (the simulator in `sim`, or [`testkit::Harness`] in tests) calls a
+//! handler with one event and a [`Ctx`]; the handler changes the node's state and pushes
+//! effects (send a message, enter the critical section) into the `Ctx`, which the driver
+//! then applies with its own semantics (delays, FIFO links, link breaks). This split is
+//! what makes the slides' worked examples runnable as tests that drive nodes by hand, and
+//! small configurations explorable exhaustively (the shape of dslab-mp's process/context
+//! and stateright's actor APIs).
+//!
+//! Observers (safety monitors, metrics) read node state only through the small view
+//! traits [`LeaderView`] and [`TokenView`].
+
+pub mod testkit;
+
+use crate::NodeId;
+use std::fmt::Debug;
+
+/// What the application asks of a mutual-exclusion protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AppEvent {
+    /// The application wants the critical section (at most one outstanding request).
+    RequestCs,
+    /// The application leaves the critical section it was granted.
+    ReleaseCs,
+}
+
+/// An effect a handler asks the driver to carry out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect<M> {
+    /// Send `msg` over the direct link to neighbour `to`.
+    Send { to: NodeId, msg: M },
+    /// Send `msg` to any node through the routing layer: hop by hop over a shortest path
+    /// of the current graph, waiting while there is none (the Raymond baseline's setting).
+    SendRouted { to: NodeId, msg: M },
+    /// The node enters its critical section now; the application releases it later with
+    /// [`AppEvent::ReleaseCs`].
+    EnterCs,
+}
+
+/// The handler's window on the world: which node it is, the time of the event being
+/// handled (as data), and a buffer for effects. The driver reuses one `Ctx` for all
+/// events, so handlers never allocate one.
+#[derive(Debug)]
+pub struct Ctx<M> {
+    node: NodeId,
+    event_time_ns: u64,
+    effects: Vec<Effect<M>>,
+}
+
+impl<M> Ctx<M> {
+    pub fn new(node: NodeId, event_time_ns: u64) -> Self {
+        Self {
+            node,
+            event_time_ns,
+            effects: Vec::new(),
+        }
+    }
+
+    /// Re-targets the context at another event; the effect buffer must have been drained.
+    pub fn reset(&mut self, node: NodeId, event_time_ns: u64) {
+        debug_assert!(
+            self.effects.is_empty(),
+            "effects of the previous event were not applied"
+        );
+        self.node = node;
+        self.event_time_ns = event_time_ns;
+    }
+
+    /// The node whose handler is running.
+    pub fn node(&self) -> NodeId {
+        self.node
+    }
+
+    /// Simulation time of the event being handled, in nanoseconds, supplied by the
+    /// driver. It is input data, not a clock: leader election stamps new reference levels
+    /// with it (the slides' τ, "the time of the link failure"); nothing schedules on it.
+    pub fn event_time_ns(&self) -> u64 {
+        self.event_time_ns
+    }
+
+    pub fn send(&mut self, to: NodeId, msg: M) {
+        self.effects.push(Effect::Send { to, msg });
+    }
+
+    pub fn send_routed(&mut self, to: NodeId, msg: M) {
+        self.effects.push(Effect::SendRouted { to, msg });
+    }
+
+    pub fn enter_cs(&mut self) {
+        self.effects.push(Effect::EnterCs);
+    }
+
+    /// The effects pushed so far, in order, leaving the buffer empty (capacity kept).
+    pub fn drain(&mut self) -> std::vec::Drain<'_, Effect<M>> {
+        self.effects.drain(..)
+    }
+
+    pub fn effects(&self) -> &[Effect<M>] {
+        &self.effects
+    }
+}
+
+/// A protocol message.
+pub trait Message: Clone + Debug {
+    /// Short name of the message type ("Update", "Request", "Token", …) for counts.
+    fn kind(&self) -> &'static str;
+
+    /// Whether the message carries the token (the two-tokens monitor counts tokens held
+    /// plus tokens in flight; under `drop`, a dropped token is a lost token).
+    fn carries_token(&self) -> bool {
+        false
+    }
+}
+
+/// One node's state machine.
+pub trait Protocol: Clone + Debug + Sized {
+    type Msg: Message;
+
+    /// The name used on the command line and in results (`le-malpani`, `me-rl`, …).
+    const NAME: &'static str;
+
+    /// A legal initial state for every node, from the t = 0 neighbour sets (each sorted):
+    /// a leader-oriented DAG per component, a token-oriented DAG towards node 0, or a BFS
+    /// tree, as the algorithm needs.
+    fn initial_states(neighbours: &[Vec<NodeId>]) -> Vec<Self>;
+
+    /// A link to `peer` formed. Both endpoints are told.
+    fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<Self::Msg>);
+
+    /// The link to `peer` failed (both endpoints are told; messages may still arrive from
+    /// `peer` afterwards under the `drain` semantics, and each protocol documents what it
+    /// does with them).
+    fn on_link_down(&mut self, peer: NodeId, ctx: &mut Ctx<Self::Msg>);
+
+    /// `msg` arrived from `from`.
+    fn on_message(&mut self, from: NodeId, msg: Self::Msg, ctx: &mut Ctx<Self::Msg>);
+
+    /// The application asked something. Protocols without an application ignore it.
+    fn on_app(&mut self, event: AppEvent, ctx: &mut Ctx<Self::Msg>) {
+        let _ = (event, ctx);
+    }
+}
+
+/// What monitors read from a leader-election node.
+pub trait LeaderView {
+    type Height: Ord + Clone + Debug;
+    /// The node this node believes leads its component.
+    fn leader(&self) -> NodeId;
+    /// This node's own height.
+    fn height(&self) -> Self::Height;
+    /// What this node believes neighbour `j`'s height is, if it knows `j`.
+    fn neighbour_height(&self, j: NodeId) -> Option<Self::Height>;
+}
+
+/// What monitors read from a mutual-exclusion node.
+pub trait TokenView {
+    /// Whether this node holds the token now (in flight does not count).
+    fn holds_token(&self) -> bool;
+    /// Whether this node is in its critical section.
+    fn in_cs(&self) -> bool;
+}

@@ -37,6 +37,15 @@ impl ComponentTracker {
         self.components
     }
 
+    /// A label shared by exactly the nodes of one component (labels are reused over time).
+    pub fn label(&self, node: NodeId) -> u32 {
+        self.label[node as usize]
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.label.len()
+    }
+
     pub fn connected(&self, a: NodeId, b: NodeId) -> bool {
         self.label[a as usize] == self.label[b as usize]
     }

@@ -1,0 +1,282 @@
+//! Leader-election metrics and the legality monitor (definitions from DESIGN.md).
+//!
+//! - A component is **legal** when all its nodes name the same leader, that leader is in
+//!   the component and is its only sink (no neighbour with a lower height), and every
+//!   node's view of each neighbour's height equals that neighbour's actual height.
+//!   Heights are totally ordered, so once every view is accurate the orientation has no
+//!   cycle; a cycle in the nodes' local orientations can only come from a stale view,
+//!   which the last condition catches.
+//! - A component is **quiescent** when no message is in flight to any of its nodes and
+//!   no link notification is pending.
+//! - **Convergence** of a topology change at t0: the first t1 ≥ t0 at which every
+//!   component touching the change (those of its two endpoints) is quiescent and legal;
+//!   convergence time t1 − t0, messages = all protocol messages sent in [t0, t1]. A
+//!   further change touching one of those components first censors the record (kept,
+//!   flagged).
+//! - **Leaderless node-time**: time during which a node's component does not agree on a
+//!   leader inside it, summed over nodes.
+//! - **Leader changes**: how many times any node's leader id changed, summed over nodes.
+//! - **Safety**: a quiescent component that is not legal is a violation (counted at
+//!   onset). The paper proves legality for one change at a time (`serialize`); under
+//!   `overlap` a violation is a finding about the algorithm, not a simulator error.
+
+use super::safety::{SafetyLog, Violation};
+use crate::NodeId;
+use crate::protocol::{LeaderView, Protocol};
+use crate::sim::{Observer, SimTime, World};
+use crate::topology::components::ComponentTracker;
+use crate::topology::events::LinkChange;
+use serde::Serialize;
+
+/// One topology change and how leader election reacted to it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChangeRecord {
+    pub time_s: f64,
+    /// `up` or `down`.
+    pub kind: &'static str,
+    pub a: NodeId,
+    pub b: NodeId,
+    pub converged: bool,
+    pub convergence_time_s: Option<f64>,
+    /// Messages sent from the change until convergence (or until censoring or the end).
+    pub messages: u64,
+    pub censored: bool,
+}
+
+struct Open {
+    record: usize,
+    start: SimTime,
+    messages_at_start: u64,
+}
+
+/// Watches a leader-election run.
+#[derive(Default)]
+pub struct LeMonitor {
+    pub records: Vec<ChangeRecord>,
+    open: Vec<Open>,
+    pub safety: SafetyLog,
+    /// Node-seconds without an agreed leader.
+    pub leaderless_node_time: f64,
+    pub leader_changes: u64,
+    leaders: Vec<NodeId>,
+    leaderless_now: usize,
+    last_time: SimTime,
+    illegal_now: bool,
+}
+
+/// The nodes of every component, grouped by the tracker's labels.
+fn components(graph: &ComponentTracker) -> Vec<Vec<NodeId>> {
+    let n = graph.node_count();
+    let mut slot = vec![usize::MAX; n];
+    let mut groups: Vec<Vec<NodeId>> = Vec::new();
+    for v in 0..n as NodeId {
+        let label = graph.label(v) as usize;
+        if slot[label] == usize::MAX {
+            slot[label] = groups.len();
+            groups.push(Vec::new());
+        }
+        groups[slot[label]].push(v);
+    }
+    groups
+}
+
+/// Whether `members` (one component) is legal; otherwise why, and the nodes involved.
+pub fn check_component<P: LeaderView>(
+    nodes: &[P],
+    graph: &ComponentTracker,
+    members: &[NodeId],
+) -> Result<(), (String, Vec<NodeId>)> {
+    let first = members[0];
+    let leader = nodes[first as usize].leader();
+    if let Some(&other) = members
+        .iter()
+        .find(|&&m| nodes[m as usize].leader() != leader)
+    {
+        let theirs = nodes[other as usize].leader();
+        return Err((
+            format!("disagreement: node {first} follows {leader}, node {other} follows {theirs}"),
+            vec![first, other],
+        ));
+    }
+    if !members.contains(&leader) {
+        return Err((
+            format!("leader {leader} is not in the component"),
+            vec![first],
+        ));
+    }
+    for &m in members {
+        let node = &nodes[m as usize];
+        let own = node.height();
+        let mut sink = true;
+        for &j in graph.neighbours(m) {
+            let actual = nodes[j as usize].height();
+            if node.neighbour_height(j).as_ref() != Some(&actual) {
+                return Err((
+                    format!("node {m} has a stale view of neighbour {j}'s height"),
+                    vec![m, j],
+                ));
+            }
+            sink &= actual > own;
+        }
+        if sink && m != leader {
+            return Err((
+                format!("node {m} is a sink but {leader} leads"),
+                vec![m, leader],
+            ));
+        }
+        if !sink && m == leader {
+            return Err((format!("leader {m} has an outgoing link"), vec![m]));
+        }
+    }
+    Ok(())
+}
+
+fn agrees<P: LeaderView>(nodes: &[P], members: &[NodeId]) -> bool {
+    let leader = nodes[members[0] as usize].leader();
+    members.contains(&leader)
+        && members
+            .iter()
+            .all(|&m| nodes[m as usize].leader() == leader)
+}
+
+impl LeMonitor {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn quiescent<P>(world: &World<'_, P>, members: &[NodeId]) -> bool {
+        world.pending_notifications == 0
+            && members.iter().all(|&m| world.in_flight_to[m as usize] == 0)
+    }
+}
+
+impl<P: Protocol + LeaderView> Observer<P> for LeMonitor {
+    fn on_start(&mut self, world: &World<'_, P>) {
+        self.leaders = world.nodes.iter().map(LeaderView::leader).collect();
+        self.leaderless_now = components(world.graph)
+            .iter()
+            .filter(|c| !agrees(world.nodes, c))
+            .map(Vec::len)
+            .sum();
+        self.last_time = world.now;
+    }
+
+    fn on_change(&mut self, change: LinkChange, a: NodeId, b: NodeId, world: &World<'_, P>) {
+        let graph = world.graph;
+        let touches = |x: NodeId, y: NodeId| {
+            graph.connected(x, a)
+                || graph.connected(x, b)
+                || graph.connected(y, a)
+                || graph.connected(y, b)
+        };
+        let messages = world.counters.messages;
+        self.open.retain(|o| {
+            let r = &mut self.records[o.record];
+            if touches(r.a, r.b) {
+                r.censored = true;
+                r.messages = messages - o.messages_at_start;
+                false
+            } else {
+                true
+            }
+        });
+        self.open.push(Open {
+            record: self.records.len(),
+            start: world.now,
+            messages_at_start: messages,
+        });
+        self.records.push(ChangeRecord {
+            time_s: world.now.as_secs_f64(),
+            kind: if change == LinkChange::Up {
+                "up"
+            } else {
+                "down"
+            },
+            a,
+            b,
+            converged: false,
+            convergence_time_s: None,
+            messages: 0,
+            censored: false,
+        });
+    }
+
+    fn after_event(&mut self, world: &World<'_, P>) {
+        let elapsed = world.now.since(self.last_time).as_secs_f64();
+        self.leaderless_node_time += elapsed * self.leaderless_now as f64;
+        self.last_time = world.now;
+        for &node in world.touched {
+            let leader = world.nodes[node as usize].leader();
+            if std::mem::replace(&mut self.leaders[node as usize], leader) != leader {
+                self.leader_changes += 1;
+            }
+        }
+        let groups = components(world.graph);
+        self.leaderless_now = groups
+            .iter()
+            .filter(|c| !agrees(world.nodes, c))
+            .map(Vec::len)
+            .sum();
+
+        // Legality of every quiescent component (the safety monitor) …
+        let mut verdict: Vec<Option<bool>> = vec![None; groups.len()];
+        let mut first_problem = None;
+        for (i, members) in groups.iter().enumerate() {
+            if Self::quiescent(world, members) {
+                match check_component(world.nodes, world.graph, members) {
+                    Ok(()) => verdict[i] = Some(true),
+                    Err(problem) => {
+                        verdict[i] = Some(false);
+                        first_problem.get_or_insert(problem);
+                    }
+                }
+            }
+        }
+        let illegal = first_problem.is_some();
+        if let Some((detail, nodes)) = first_problem.filter(|_| !self.illegal_now) {
+            self.safety.record(|| Violation {
+                kind: "illegal_component",
+                time_s: world.now.as_secs_f64(),
+                event_index: world.event_index,
+                nodes,
+                detail,
+            });
+        }
+        self.illegal_now = illegal;
+
+        // … and convergence of the open records.
+        if self.open.is_empty() {
+            return;
+        }
+        let group_of = |v: NodeId| {
+            groups
+                .iter()
+                .position(|g| g.binary_search(&v).is_ok())
+                .unwrap_or(0)
+        };
+        let messages = world.counters.messages;
+        let now = world.now;
+        self.open.retain(|o| {
+            let r = &mut self.records[o.record];
+            let done = [r.a, r.b]
+                .iter()
+                .all(|&v| verdict[group_of(v)] == Some(true));
+            if done {
+                r.converged = true;
+                r.convergence_time_s = Some(now.since(o.start).as_secs_f64());
+                r.messages = messages - o.messages_at_start;
+            }
+            !done
+        });
+    }
+
+    fn finish(&mut self, world: &World<'_, P>) {
+        let elapsed = world.now.since(self.last_time).as_secs_f64();
+        self.leaderless_node_time += elapsed * self.leaderless_now as f64;
+        self.last_time = world.now;
+        let messages = world.counters.messages;
+        for o in self.open.drain(..) {
+            self.records[o.record].messages = messages - o.messages_at_start;
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! Safety violations: counted, and the first one kept with what reproduces it.
+
+use crate::NodeId;
+use serde::Serialize;
+
+/// One broken invariant. With the run's seed and parameters, `event_index` pins down
+/// the exact moment: rerunning to that event reproduces the state.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Violation {
+    /// Which invariant (`two_in_cs`, `token_count`, `illegal_component`).
+    pub kind: &'static str,
+    pub time_s: f64,
+    pub event_index: u64,
+    pub nodes: Vec<NodeId>,
+    pub detail: String,
+}
+
+/// Violations of one run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SafetyLog {
+    pub count: u64,
+    pub first: Option<Violation>,
+}
+
+impl SafetyLog {
+    /// Counts a violation; builds its description only for the first one.
+    pub fn record(&mut self, describe: impl FnOnce() -> Violation) {
+        self.count += 1;
+        if self.first.is_none() {
+            self.first = Some(describe());
+        }
+    }
+}

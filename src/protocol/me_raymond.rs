@@ -113,16 +113,17 @@ impl Raymond {
     /// critical section) or a neighbour (send `PRIVILEGE`, which makes that neighbour
     /// the new `HOLDER`).
     fn assign_privilege(&mut self, ctx: &mut Ctx<RaymondMsg>) {
-        if self.holder == self.me && !self.using {
-            if let Some(next) = self.request_q.pop_front() {
-                self.holder = next;
-                self.asked = false;
-                if self.holder == self.me {
-                    self.using = true;
-                    ctx.enter_cs();
-                } else {
-                    ctx.send_routed(self.holder, RaymondMsg::Privilege);
-                }
+        if self.holder == self.me
+            && !self.using
+            && let Some(next) = self.request_q.pop_front()
+        {
+            self.holder = next;
+            self.asked = false;
+            if self.holder == self.me {
+                self.using = true;
+                ctx.enter_cs();
+            } else {
+                ctx.send_routed(self.holder, RaymondMsg::Privilege);
             }
         }
     }
@@ -203,9 +204,11 @@ impl TokenView for Raymond {
 ///
 /// Breadth-first search from node 0 over `neighbours` (the t = 0 adjacency lists, which
 /// should be symmetric); each node's neighbours are visited in increasing id order
-/// whatever order the lists are in, so a node's parent is its smallest-id neighbour one
-/// level closer to node 0, and the tree is a pure function of the graph. BFS keeps tree
-/// paths as short as the graph allows at t = 0, which is what Raymond's message counts
+/// whatever order the lists are in, so the tree is a pure function of the graph. A node's
+/// parent is therefore its neighbour one level closer to the root that BFS dequeues
+/// first (not necessarily the smallest id of that level: with 0–1, 0–2, 1–5, 2–3, 5–4,
+/// 3–4, level 2 is dequeued as 5 then 3, so 4 hangs under 5). BFS keeps tree paths as
+/// short as the graph allows at t = 0, which is what Raymond's message counts
 /// (proportional to tree distance) want.
 ///
 /// Nodes unreachable from node 0 are attached deterministically: components are taken in
@@ -240,7 +243,10 @@ pub fn bfs_tree(neighbours: &[Vec<NodeId>]) -> Vec<Option<NodeId>> {
             sorted.sort_unstable();
             for &v in &sorted {
                 let vi = v as usize;
-                assert!(vi < n, "node {u} lists neighbour {v}, but there are {n} nodes");
+                assert!(
+                    vi < n,
+                    "node {u} lists neighbour {v}, but there are {n} nodes"
+                );
                 if !seen[vi] {
                     seen[vi] = true;
                     parent[vi] = Some(u as NodeId);

@@ -1,0 +1,259 @@
+//! Raymond's tree-based token algorithm for mutual exclusion, the baseline RL is compared
+//! with.
+//!
+//! K. Raymond, "A tree-based algorithm for distributed mutual exclusion", ACM Transactions
+//! on Computer Systems 7(1), 1989, pp. 61–77. Each node keeps the paper's four variables
+//! — `HOLDER` (itself, or the logical tree neighbour in whose direction the token lies),
+//! `USING`, `REQUEST_Q` and `ASKED` — and reacts to every event by the paper's two
+//! procedures, `ASSIGN_PRIVILEGE` then `MAKE_REQUEST`, in that order. Nothing else is added:
+//! the point of a baseline is to be the published algorithm, not an improved one.
+//!
+//! # The tree
+//!
+//! Raymond assumes a fixed, unrooted spanning tree whose edges are reliable channels. Here
+//! it is [`bfs_tree`] of the t = 0 graph rooted at node 0, which starts with the token;
+//! every other node's `HOLDER` is its BFS parent, so all `HOLDER` arrows point at the
+//! token, which is the paper's legal initial state. Nodes that cannot reach node 0 at
+//! t = 0 are attached as [`bfs_tree`] documents (their component's BFS tree, its root a
+//! logical child of node 0): logical tree edges need not be physical links.
+//!
+//! # Transport: an ideal routing oracle
+//!
+//! Every message goes to a logical tree neighbour with [`Ctx::send_routed`]. The
+//! simulator carries it over a shortest path of the *current* physical graph, one
+//! message and one delay per hop, and holds it while no path exists (DESIGN.md, "Raymond
+//! baseline"; the RL paper's "primitive on top of a routing layer"). That routing layer is
+//! an **ideal oracle**: it knows the current graph for free, so the baseline pays nothing
+//! for route discovery or maintenance, never sees a route error, and never loses or
+//! duplicates a message. This flatters Raymond compared with RL, whose message counts
+//! include all of its own topology maintenance; read comparisons with that in mind.
+//!
+//! Consequences for the handlers:
+//! - Link up/down events do nothing: the routing layer absorbs topology changes, and
+//!   Raymond's state only concerns logical neighbours.
+//! - `from` in [`Protocol::on_message`] must be the logical neighbour that sent the
+//!   message (the routed send's origin), not the last physical hop; a `Request` from a
+//!   node that is no longer a physical neighbour is normal and handled like any other.
+
+use super::{AppEvent, Ctx, Message, Protocol, TokenView};
+use crate::NodeId;
+use std::collections::VecDeque;
+
+/// Raymond's two messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RaymondMsg {
+    /// "Send me the privilege": the sender has a non-empty queue and has not asked yet.
+    Request,
+    /// The token itself, passed one logical edge.
+    Privilege,
+}
+
+impl Message for RaymondMsg {
+    fn kind(&self) -> &'static str {
+        match self {
+            RaymondMsg::Request => "Request",
+            RaymondMsg::Privilege => "Privilege",
+        }
+    }
+
+    fn carries_token(&self) -> bool {
+        matches!(self, RaymondMsg::Privilege)
+    }
+}
+
+/// One node's state: exactly the paper's variables (names in lower case).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Raymond {
+    /// This node's id, so that `HOLDER = self` can be written as in the paper.
+    me: NodeId,
+    /// `HOLDER`: `me` when this node has the privilege, otherwise the logical neighbour
+    /// on the tree path towards it.
+    holder: NodeId,
+    /// `USING`: this node is in its critical section.
+    using: bool,
+    /// `REQUEST_Q`: logical neighbours (and possibly `me`) waiting for the privilege
+    /// through this node, oldest first. Each appears at most once, because a neighbour
+    /// asks again only after receiving the privilege.
+    request_q: VecDeque<NodeId>,
+    /// `ASKED`: a `Request` has been sent to `holder` and not yet answered by the
+    /// privilege, so a further one would be redundant.
+    asked: bool,
+}
+
+impl Raymond {
+    /// A node that is not using the privilege, with no waiting requests, whose `HOLDER`
+    /// is `holder` (`me` for the token holder).
+    pub fn new(me: NodeId, holder: NodeId) -> Self {
+        Self {
+            me,
+            holder,
+            using: false,
+            request_q: VecDeque::new(),
+            asked: false,
+        }
+    }
+
+    /// `HOLDER`.
+    pub fn holder(&self) -> NodeId {
+        self.holder
+    }
+
+    /// `ASKED`.
+    pub fn asked(&self) -> bool {
+        self.asked
+    }
+
+    /// `REQUEST_Q`, oldest first.
+    pub fn request_q(&self) -> impl ExactSizeIterator<Item = NodeId> + '_ {
+        self.request_q.iter().copied()
+    }
+
+    /// The paper's `ASSIGN_PRIVILEGE`: a node that holds an idle privilege and has a
+    /// waiting request hands the privilege to the oldest requester — itself (enter the
+    /// critical section) or a neighbour (send `PRIVILEGE`, which makes that neighbour
+    /// the new `HOLDER`).
+    fn assign_privilege(&mut self, ctx: &mut Ctx<RaymondMsg>) {
+        if self.holder == self.me
+            && !self.using
+            && let Some(next) = self.request_q.pop_front()
+        {
+            self.holder = next;
+            self.asked = false;
+            if self.holder == self.me {
+                self.using = true;
+                ctx.enter_cs();
+            } else {
+                ctx.send_routed(self.holder, RaymondMsg::Privilege);
+            }
+        }
+    }
+
+    /// The paper's `MAKE_REQUEST`: a node without the privilege that has someone waiting
+    /// asks its `HOLDER` for it, once (`ASKED` suppresses repeats until the privilege
+    /// comes back).
+    fn make_request(&mut self, ctx: &mut Ctx<RaymondMsg>) {
+        if self.holder != self.me && !self.request_q.is_empty() && !self.asked {
+            ctx.send_routed(self.holder, RaymondMsg::Request);
+            self.asked = true;
+        }
+    }
+
+    /// Every event ends with the same two procedures, in the paper's order.
+    fn assign_then_request(&mut self, ctx: &mut Ctx<RaymondMsg>) {
+        self.assign_privilege(ctx);
+        self.make_request(ctx);
+    }
+}
+
+impl Protocol for Raymond {
+    type Msg = RaymondMsg;
+
+    const NAME: &'static str = "me-raymond";
+
+    /// The token starts at node 0; every other node's `HOLDER` is its parent in
+    /// [`bfs_tree`], so `HOLDER` arrows form the logical tree directed at the token.
+    fn initial_states(neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+        bfs_tree(neighbours)
+            .into_iter()
+            .enumerate()
+            .map(|(i, parent)| {
+                let me = NodeId::try_from(i).expect("node count fits NodeId");
+                Raymond::new(me, parent.unwrap_or(me))
+            })
+            .collect()
+    }
+
+    /// Topology changes are the routing layer's business, not Raymond's.
+    fn on_link_up(&mut self, _peer: NodeId, _ctx: &mut Ctx<RaymondMsg>) {}
+
+    /// Topology changes are the routing layer's business, not Raymond's; messages in
+    /// transit keep being routed.
+    fn on_link_down(&mut self, _peer: NodeId, _ctx: &mut Ctx<RaymondMsg>) {}
+
+    fn on_message(&mut self, from: NodeId, msg: RaymondMsg, ctx: &mut Ctx<RaymondMsg>) {
+        match msg {
+            RaymondMsg::Request => self.request_q.push_back(from),
+            RaymondMsg::Privilege => self.holder = self.me,
+        }
+        self.assign_then_request(ctx);
+    }
+
+    fn on_app(&mut self, event: AppEvent, ctx: &mut Ctx<RaymondMsg>) {
+        match event {
+            AppEvent::RequestCs => self.request_q.push_back(self.me),
+            AppEvent::ReleaseCs => self.using = false,
+        }
+        self.assign_then_request(ctx);
+    }
+}
+
+impl TokenView for Raymond {
+    /// `HOLDER = self`: sending the privilege sets `HOLDER` to the receiver, so a token in
+    /// flight is held by nobody.
+    fn holds_token(&self) -> bool {
+        self.holder == self.me
+    }
+
+    fn in_cs(&self) -> bool {
+        self.using
+    }
+}
+
+/// The logical tree Raymond runs on: the parent of each node, `None` for node 0 (the
+/// root, where the token starts).
+///
+/// Breadth-first search from node 0 over `neighbours` (the t = 0 adjacency lists, which
+/// should be symmetric); each node's neighbours are visited in increasing id order
+/// whatever order the lists are in, so the tree is a pure function of the graph. A node's
+/// parent is therefore its neighbour one level closer to the root that BFS dequeues
+/// first (not necessarily the smallest id of that level: with 0–1, 0–2, 1–5, 2–3, 5–4,
+/// 3–4, level 2 is dequeued as 5 then 3, so 4 hangs under 5). BFS keeps tree paths as
+/// short as the graph allows at t = 0, which is what Raymond's message counts
+/// (proportional to tree distance) want.
+///
+/// Nodes unreachable from node 0 are attached deterministically: components are taken in
+/// increasing order of their smallest id, each gets the BFS tree rooted at its smallest
+/// id (same rule as above), and that root becomes a logical child of node 0. Such an
+/// edge is not a physical link; the routing layer carries its messages once a path
+/// exists. The result is one tree over all nodes, as the algorithm requires.
+///
+/// # Panics
+///
+/// If a list names a node `>= neighbours.len()` (the adjacency lists are built by the
+/// simulator, so this is a bug, not bad input).
+pub fn bfs_tree(neighbours: &[Vec<NodeId>]) -> Vec<Option<NodeId>> {
+    let n = neighbours.len();
+    let mut parent: Vec<Option<NodeId>> = vec![None; n];
+    let mut seen = vec![false; n];
+    let mut queue = VecDeque::new();
+    let mut sorted = Vec::new();
+    for root in 0..n {
+        if seen[root] {
+            continue;
+        }
+        // Node 0 is the root of everything; every later component hangs under it.
+        if root != 0 {
+            parent[root] = Some(0);
+        }
+        seen[root] = true;
+        queue.push_back(root);
+        while let Some(u) = queue.pop_front() {
+            sorted.clear();
+            sorted.extend_from_slice(&neighbours[u]);
+            sorted.sort_unstable();
+            for &v in &sorted {
+                let vi = v as usize;
+                assert!(
+                    vi < n,
+                    "node {u} lists neighbour {v}, but there are {n} nodes"
+                );
+                if !seen[vi] {
+                    seen[vi] = true;
+                    parent[vi] = Some(u as NodeId);
+                    queue.push_back(vi);
+                }
+            }
+        }
+    }
+    parent
+}

@@ -180,18 +180,6 @@ fn drain_delivers_and_drop_loses_messages_in_flight_at_a_break() {
 
 #[test]
 fn serialize_defers_changes_until_nothing_is_in_flight() {
-    impl Observer<Toy<3>> for ChangeLog {
-        fn on_change(
-            &mut self,
-            change: LinkChange,
-            a: NodeId,
-            b: NodeId,
-            world: &World<'_, Toy<3>>,
-        ) {
-            self.0
-                .push((world.now.nanos(), change, a, b, world.in_flight));
-        }
-    }
     // Two link-ups 1 ms apart; each triggers 3 messages taking 10 ms.
     let events = [(1.0, 0, 1, LinkChange::Up), (1.001, 0, 2, LinkChange::Up)];
     let tl = timeline(3, 10.0, &[], &events);

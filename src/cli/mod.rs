@@ -4,6 +4,7 @@
 //! (a malformed trace, a bad parameter, a missing file) or a failed write. Every error
 //! names the file, line and field it is about (see [`crate::input`]).
 
+mod run_cmd;
 mod trace_cmd;
 
 use clap::{Parser, Subcommand};
@@ -22,6 +23,8 @@ pub enum Command {
     /// Generate, inspect, check and convert mobility traces.
     #[command(subcommand)]
     Trace(trace_cmd::TraceCommand),
+    /// Simulate one algorithm on one mobility scenario and print its summary.
+    Run(run_cmd::RunArgs),
 }
 
 /// What a command reports back to `main`.
@@ -43,6 +46,7 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Trace(cmd) => trace_cmd::run(cmd),
+        Command::Run(args) => run_cmd::run(args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

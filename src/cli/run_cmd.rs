@@ -1,0 +1,310 @@
+//! `linkrev run`: one simulation, summary as a table or JSON.
+
+use super::Outcome;
+use super::trace_cmd::SETDEST_RANGE;
+use crate::input::InputError;
+use crate::mobility::format::read_trace;
+use crate::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist, StartMode};
+use crate::mobility::{Area, Trace};
+use crate::protocol::me_raymond::Raymond;
+use crate::run::{self, Algorithm, RunOutput, RunSummary};
+use crate::sim::delay::parse_duration;
+use crate::sim::seeds::{self, Purpose};
+use crate::sim::{
+    ChangeMode, CsTime, DelayModel, LinkBreak, NetworkConfig, RunConfig, SimTime, WorkloadConfig,
+};
+use crate::topology::events::{LinkTimeline, link_timeline};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum LinkBreakArg {
+    /// Messages in flight on a breaking link are still delivered (the papers' model).
+    Drain,
+    /// Messages in flight on a breaking link are lost (and counted).
+    Drop,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ChangesArg {
+    /// Topology changes happen when the trace says, overlapping protocol activity.
+    Overlap,
+    /// A change is applied only when no message is in flight (one change at a time).
+    Serialize,
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("mobility").required(true).args(["trace", "rwp"]))]
+pub struct RunArgs {
+    /// Algorithm to simulate.
+    #[arg(long, value_enum)]
+    pub algo: Algorithm,
+    /// Mobility trace (ns-2 setdest or BonnMotion).
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Generate random-waypoint mobility from the run seed:
+    /// nodes=50,area=1500x300,speed=1:20,pause=30,duration=900[,start=stationary|classic]
+    #[arg(long, value_name = "SPEC")]
+    pub rwp: Option<String>,
+    /// Radio range, metres.
+    #[arg(long, default_value_t = SETDEST_RANGE, allow_negative_numbers = true)]
+    pub range: f64,
+    /// CS requests per second per node (mutual exclusion).
+    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
+    pub rate: f64,
+    /// CS duration: seconds (constant) or exp:MEAN (exponential), e.g. 0.1 or exp:0.1.
+    #[arg(long, default_value = "0.1")]
+    pub cs_time: String,
+    /// Per-hop delay: const:D, uniform:MIN:MAX or exp:MIN:MEAN (units ns, us, ms, s).
+    #[arg(long, default_value = "uniform:1ms:5ms")]
+    pub delay: DelayModel,
+    #[arg(long, value_enum, default_value_t = LinkBreakArg::Drain)]
+    pub link_break: LinkBreakArg,
+    /// Delay between a link break and its detection by the endpoints, e.g. 10ms.
+    #[arg(long, default_value = "0ms")]
+    pub detection_delay: String,
+    #[arg(long, value_enum, default_value_t = ChangesArg::Overlap)]
+    pub changes: ChangesArg,
+    /// Simulated seconds (default: the trace's duration).
+    #[arg(long, allow_negative_numbers = true)]
+    pub duration: Option<f64>,
+    /// Run seed: mobility (with --rwp), delays and requests derive from it.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parses `nodes=50,area=1500x300,…` into generator parameters (duration, seed filled).
+pub fn parse_rwp_spec(spec: &str, seed: u64) -> Result<RwpParams, InputError> {
+    let err = |msg: String| InputError::parameter("rwp", msg);
+    let mut p = RwpParams {
+        nodes: 50,
+        area: Area {
+            width: 1500.0,
+            height: 300.0,
+        },
+        speed: SpeedDist::Uniform {
+            min: 1.0,
+            max: 20.0,
+        },
+        pause: PauseDist::Constant(30.0),
+        duration: 900.0,
+        start: StartMode::Stationary,
+        seed: seeds::derive(seed, Purpose::Mobility),
+    };
+    let number = |key: &str, v: &str| {
+        v.trim()
+            .parse::<f64>()
+            .map_err(|_| err(format!("{key}: `{v}` is not a number")))
+    };
+    for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (key, value) = item
+            .split_once('=')
+            .ok_or_else(|| err(format!("expected key=value, got `{item}`")))?;
+        match key.trim() {
+            "nodes" => {
+                p.nodes = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| err(format!("nodes: `{value}` is not a count")))?
+            }
+            "area" => {
+                let (w, h) = value
+                    .split_once(['x', 'X'])
+                    .ok_or_else(|| err(format!("area: expected WxH, got `{value}`")))?;
+                p.area = Area {
+                    width: number("area", w)?,
+                    height: number("area", h)?,
+                };
+            }
+            "speed" => {
+                let (lo, hi) = value
+                    .split_once(':')
+                    .ok_or_else(|| err(format!("speed: expected MIN:MAX, got `{value}`")))?;
+                p.speed = SpeedDist::Uniform {
+                    min: number("speed", lo)?,
+                    max: number("speed", hi)?,
+                };
+            }
+            "pause" => p.pause = PauseDist::Constant(number("pause", value)?),
+            "duration" => p.duration = number("duration", value)?,
+            "start" => {
+                p.start = match value.trim() {
+                    "stationary" => StartMode::Stationary,
+                    "classic" => StartMode::Classic,
+                    other => {
+                        return Err(err(format!(
+                            "start: expected stationary or classic, got `{other}`"
+                        )));
+                    }
+                }
+            }
+            other => {
+                return Err(err(format!(
+                    "unknown key `{other}` (nodes, area, speed, pause, duration, start)"
+                )));
+            }
+        }
+    }
+    p.validate()?;
+    Ok(p)
+}
+
+fn parse_cs_time(text: &str) -> Result<CsTime, InputError> {
+    let err = || {
+        InputError::parameter(
+            "cs-time",
+            format!("expected seconds or exp:MEAN, got `{text}`"),
+        )
+    };
+    let (exponential, number) = match text.strip_prefix("exp:") {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let seconds: f64 = number.trim().parse().map_err(|_| err())?;
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(err());
+    }
+    let d = crate::sim::Duration::from_secs_f64(seconds);
+    Ok(if exponential {
+        CsTime::Exponential { mean: d }
+    } else {
+        CsTime::Constant(d)
+    })
+}
+
+/// Loads or generates the mobility and extracts its link timeline.
+fn mobility(args: &RunArgs) -> anyhow::Result<(Trace, LinkTimeline)> {
+    let trace = match (&args.trace, &args.rwp) {
+        (Some(path), _) => read_trace(path)?.trace,
+        (None, Some(spec)) => rwp::generate(&parse_rwp_spec(spec, args.seed)?)?,
+        (None, None) => unreachable!("clap requires --trace or --rwp"),
+    };
+    let timeline = link_timeline(&trace, args.range);
+    Ok((trace, timeline))
+}
+
+/// Validates the flags into a run configuration.
+fn run_config(args: &RunArgs, trace: &Trace) -> Result<RunConfig, InputError> {
+    if !(args.range.is_finite() && args.range > 0.0) {
+        return Err(InputError::parameter(
+            "range",
+            format!("must be a positive number of metres, got {}", args.range),
+        ));
+    }
+    let duration = args.duration.unwrap_or(trace.duration);
+    if !(duration.is_finite() && duration > 0.0) {
+        return Err(InputError::parameter(
+            "duration",
+            format!("must be positive, got {duration}"),
+        ));
+    }
+    let workload = if args.algo.is_mutual_exclusion() {
+        if !(args.rate.is_finite() && args.rate > 0.0) {
+            return Err(InputError::parameter(
+                "rate",
+                format!(
+                    "must be a positive request rate per node, got {}",
+                    args.rate
+                ),
+            ));
+        }
+        Some(WorkloadConfig {
+            rate: args.rate,
+            cs_time: parse_cs_time(&args.cs_time)?,
+        })
+    } else {
+        None
+    };
+    let detection_delay = parse_duration(&args.detection_delay)
+        .map_err(|e| InputError::parameter("detection-delay", e))?;
+    Ok(RunConfig {
+        network: NetworkConfig {
+            delay: args.delay,
+            link_break: match args.link_break {
+                LinkBreakArg::Drain => LinkBreak::Drain,
+                LinkBreakArg::Drop => LinkBreak::Drop,
+            },
+            detection_delay,
+            changes: match args.changes {
+                ChangesArg::Overlap => ChangeMode::Overlap,
+                ChangesArg::Serialize => ChangeMode::Serialize,
+            },
+        },
+        workload,
+        duration: SimTime::from_secs_f64(duration),
+        seed: args.seed,
+    })
+}
+
+/// Runs `algorithm` on a timeline.
+pub fn simulate(
+    algorithm: Algorithm,
+    timeline: &LinkTimeline,
+    config: RunConfig,
+) -> anyhow::Result<RunOutput> {
+    Ok(match algorithm {
+        Algorithm::MeRaymond => run::run_mutual_exclusion::<Raymond>(algorithm, timeline, config),
+        other => anyhow::bail!("{} is not built yet", other.name()),
+    })
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
+    let (trace, timeline) = mobility(&args)?;
+    let config = run_config(&args, &trace)?;
+    let output = simulate(args.algo, &timeline, config)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&output.summary)?);
+    } else {
+        print_summary(&output.summary);
+    }
+    Ok(Outcome::Success)
+}
+
+fn print_summary(s: &RunSummary) {
+    let opt = |v: Option<f64>, unit: &str| v.map_or("n/a".into(), |v| format!("{v:.4}{unit}"));
+    println!("algorithm             {}", s.algorithm);
+    println!("seed                  {}", s.seed);
+    println!("nodes / duration      {} / {} s", s.nodes, s.duration_s);
+    println!("events                {}", s.events);
+    println!(
+        "messages              {} ({} lost)",
+        s.messages, s.messages_lost
+    );
+    println!("topology changes      {}", s.topology_changes);
+    if s.algorithm == Algorithm::LeMalpani.name() {
+        println!("messages per change   {}", opt(s.msgs_per_change, ""));
+        println!(
+            "convergence mean/p95  {} / {}",
+            opt(s.conv_time_mean, " s"),
+            opt(s.conv_time_p95, " s")
+        );
+        println!("converged fraction    {}", opt(s.converged_fraction, ""));
+        println!("leaderless fraction   {}", opt(s.leaderless_fraction, ""));
+        println!("leader changes        {}", s.leader_changes.unwrap_or(0));
+    } else {
+        println!(
+            "CS requests / entries {} / {}",
+            s.cs_requests.unwrap_or(0),
+            s.cs_entries.unwrap_or(0)
+        );
+        println!("waiting at end        {}", s.cs_waiting_at_end.unwrap_or(0));
+        println!(
+            "wait mean / p95       {} / {}",
+            opt(s.wait_mean, " s"),
+            opt(s.wait_p95, " s")
+        );
+        println!("messages per CS       {}", opt(s.msgs_per_cs, ""));
+        println!("tokens lost           {}", s.tokens_lost);
+    }
+    println!("safety violations     {}", s.safety_violations);
+    if let Some(v) = &s.first_violation {
+        println!(
+            "first violation       {} at {:.9} s, event {} (seed {}), nodes {:?}: {}",
+            v.kind, v.time_s, v.event_index, s.seed, v.nodes, v.detail
+        );
+    }
+    println!("wall time             {:.3} s", s.wall_time_s);
+}

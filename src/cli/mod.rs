@@ -4,6 +4,7 @@
 //! (a malformed trace, a bad parameter, a missing file) or a failed write. Every error
 //! names the file, line and field it is about (see [`crate::input`]).
 
+mod bench_cmd;
 mod run_cmd;
 mod trace_cmd;
 
@@ -25,6 +26,9 @@ pub enum Command {
     Trace(trace_cmd::TraceCommand),
     /// Simulate one algorithm on one mobility scenario and print its summary.
     Run(run_cmd::RunArgs),
+    /// Reproducible speed measurements, each next to a same-process baseline.
+    #[command(subcommand)]
+    Bench(bench_cmd::BenchCommand),
 }
 
 /// What a command reports back to `main`.
@@ -47,6 +51,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Trace(cmd) => trace_cmd::run(cmd),
         Command::Run(args) => run_cmd::run(args),
+        Command::Bench(cmd) => bench_cmd::run(cmd),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

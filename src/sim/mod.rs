@@ -7,10 +7,12 @@
 //! - [`engine`]: the event loop, the network model (FIFO links, `drain`/`drop` link
 //!   breaks, detection delay, `overlap`/`serialize` topology changes, routed sends) and
 //!   the workload.
+//! - [`hold`]: the hold-model benchmark of the event queue against a bare heap.
 //! - [`seeds`]: independent random streams derived from one run seed.
 
 pub mod delay;
 pub mod engine;
+pub mod hold;
 pub mod queue;
 pub mod seeds;
 pub mod time;

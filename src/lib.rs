@@ -6,8 +6,8 @@
 //!
 //! ```text
 //! traces/*.tcl, *.movements[.gz] ─┐
-//! random-waypoint generator ──────┴─► Trace ──► LinkTimeline ──► (engine, protocols,
-//!                                    mobility     topology        sweeps: later issues)
+//! random-waypoint generator ──────┴─► Trace ──► LinkTimeline ──► Simulation<P: Protocol> ──► RunOutput
+//!                                    mobility     topology        sim + protocol + observe     run
 //! ```
 //!
 //! - [`input`]: located errors and warnings (`file:line: field: message`) for everything
@@ -23,6 +23,14 @@
 //!   sort-and-sweep over time windows) and the t = 0 neighbour sets.
 //! - [`topology::components`]: connected components under link changes.
 //! - [`topology::stats`]: mobility statistics (link changes, degree, components, speed).
+//! - [`protocol`]: the sans-IO `Protocol` trait, `Ctx` effects, view traits, and a
+//!   hand-driven test harness; one file per algorithm (`le_malpani`, `me_rl`,
+//!   `me_raymond`).
+//! - [`sim`]: integer-nanosecond event queue, the network model (delays, FIFO links,
+//!   link-break and topology-change semantics, routed sends) and the CS workload.
+//! - [`observe`]: metric collectors and safety monitors (leader election, mutual
+//!   exclusion), counting violations with a reproducer.
+//! - [`run`]: one run of one algorithm: simulation + monitors → records and a summary.
 //! - [`cli`]: the `linkrev` command line; `src/main.rs` only calls [`cli::main`].
 
 /// Index of a node: nodes are always numbered `0..n` without gaps, in traces, in the

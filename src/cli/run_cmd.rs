@@ -177,6 +177,13 @@ fn parse_cs_time(text: &str) -> Result<CsTime, InputError> {
 
 /// Loads or generates the mobility and extracts its link timeline.
 fn mobility(args: &RunArgs) -> anyhow::Result<(Trace, LinkTimeline)> {
+    if !(args.range.is_finite() && args.range > 0.0) {
+        return Err(InputError::parameter(
+            "range",
+            format!("must be a positive number of metres, got {}", args.range),
+        )
+        .into());
+    }
     let trace = match (&args.trace, &args.rwp) {
         (Some(path), _) => read_trace(path)?.trace,
         (None, Some(spec)) => rwp::generate(&parse_rwp_spec(spec, args.seed)?)?,

@@ -276,6 +276,16 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         &self.requests
     }
 
+    /// The links currently up, as applied.
+    pub fn graph(&self) -> &ComponentTracker {
+        &self.graph
+    }
+
+    /// Messages scheduled for delivery and not yet delivered.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
     fn world(&self, event_index: u64) -> World<'_, P> {
         World {
             now: self.now,

@@ -76,6 +76,15 @@
 //!   slide draws it. An application event that does not fit the status (a second
 //!   `RequestCs`, a `ReleaseCs` outside the CS) is ignored: the workload is trusted to
 //!   keep at most one request outstanding.
+//! - **A requester that is a sink raises its height first.** The slide's `RequestCS`
+//!   sends `Request(myHeight)` to the lowest neighbour; if that neighbour is *higher* (the
+//!   requester is a sink) it does not enqueue the lower requester and the request is lost.
+//!   From a token-oriented start this never happens: every handler that can make a
+//!   non-holder a sink (failure, `LinkInfo`, `Request`) raises it at once, so between
+//!   events no non-holder with neighbours is a sink (the property test checks this after
+//!   every step), and the added test is dead code. It matters only for the initial sink
+//!   of a component that cannot reach the token at t = 0 (next point), which no message
+//!   may ever wake: there `RequestCS` calls `RaiseHeight`, which forwards the request.
 //! - **Initial state** ([`Protocol::initial_states`]): node 0 holds the token at
 //!   `(0, 0, 0)`; a node at hop distance `d` from node 0 gets `(0, d, i)`, so it has a
 //!   neighbour at `d − 1` below it and the graph is a token-oriented DAG. A component
@@ -600,7 +609,13 @@ impl Protocol for Rl {
                     debug_assert_eq!(self.queue.len(), 1, "idle holder with waiters");
                     self.give_token_to_next(ctx);
                 } else if self.queue.len() == 1 {
-                    self.forward_request(ctx);
+                    // Not on the slide: a sink raises first (module docs, "A requester
+                    // that is a sink"); RaiseHeight then forwards the request.
+                    if self.is_sink() {
+                        self.raise_height(ctx);
+                    } else {
+                        self.forward_request(ctx);
+                    }
                 }
             }
             AppEvent::ReleaseCs => {
@@ -655,7 +670,10 @@ fn initial_heights(neighbours: &[Vec<NodeId>]) -> Vec<Height> {
         while let Some((u, h2)) = queue.pop_front() {
             for &v in &neighbours[u] {
                 let vi = v as usize;
-                assert!(vi < n, "node {u} lists neighbour {v}, but there are {n} nodes");
+                assert!(
+                    vi < n,
+                    "node {u} lists neighbour {v}, but there are {n} nodes"
+                );
                 if heights[vi].is_none() {
                     heights[vi] = Some(Height::new(0, h2 + 1, v));
                     queue.push_back((vi, h2 + 1));

@@ -540,12 +540,27 @@ fn initial_state_orients_every_component() {
 }
 
 #[test]
-fn a_partition_rejoining_is_served() {
+fn the_sink_of_a_tokenless_initial_component_raises_when_it_requests() {
+    // 3–4–5 cannot reach the token at t = 0, so its lowest node 3 starts as a sink. The
+    // slide's RequestCS would send 3's request up to 4, which ignores a request from a
+    // lower node, and nothing would ever wake 3 (documented choice in `me_rl`: a
+    // requester that is a sink raises first, which is dead code from a legal start).
     let links = [(0, 1), (1, 2), (3, 4), (4, 5)];
     let mut h = Harness::<Rl>::new(6, &links);
     h.link_up(2, 5);
     h.deliver_all(100);
+    assert!(h.nodes[3].is_sink());
+    let before = h.sent.len();
     h.app(3, AppEvent::RequestCs);
+    // h1 := 1 + 4's h1; nobody at level 1, so h2 is kept.
+    assert_eq!(h.nodes[3].height(), hgt(1, 6, 3));
+    assert_eq!(
+        log_since(&h, before),
+        vec![
+            (3, 4, RlMsg::LinkInfo(hgt(1, 6, 3))),
+            (3, 4, RlMsg::Request(hgt(1, 6, 3))),
+        ]
+    );
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     for _ in 0..1000 {
         if h.nodes[3].in_cs() {
@@ -555,6 +570,50 @@ fn a_partition_rejoining_is_served() {
         }
     }
     assert_eq!(h.cs_entries, vec![3]);
+    assert_token_oriented(&h);
+}
+
+#[test]
+fn a_tokenless_component_keeps_reversing_until_it_rejoins() {
+    // A property of RL, not a choice: cut off from the token, 1 and 2 take turns being
+    // the sink and raising above each other, one LinkInfo at a time, for as long as the
+    // partition lasts (WWV §5's no-starvation argument assumes the token is reachable).
+    let mut h = Harness::<Rl>::new(3, &path(3));
+    h.link_down(0, 1);
+    for _ in 0..1000 {
+        assert!(deliver_pick(&mut h, 0), "the reversal stopped");
+    }
+    assert_eq!(h.in_flight_count(), 1);
+    assert!(h.nodes[1].height().h1 >= 500 && h.nodes[2].height().h1 >= 500);
+    // Rejoining stops it, and requests are served again.
+    h.link_up(0, 2);
+    h.app(1, AppEvent::RequestCs);
+    for _ in 0..1000 {
+        if h.nodes[1].in_cs() {
+            h.app(1, AppEvent::ReleaseCs);
+        } else if !deliver_pick(&mut h, 0) {
+            break;
+        }
+    }
+    assert_eq!(h.cs_entries, vec![1]);
+    assert_token_oriented(&h);
+}
+
+#[test]
+fn token_goes_back_and_forth_over_one_link() {
+    // The token's receiver sends LinkInfo to its sender too: that is what sets the
+    // sender's receivedLI back to true. Were it skipped, 0 would ignore 1's later
+    // requests for ever.
+    let mut h = Harness::<Rl>::new(2, &path(2));
+    for (round, i) in [1, 0, 1, 0, 1].into_iter().enumerate() {
+        h.app(i, AppEvent::RequestCs);
+        h.deliver_all(100);
+        assert_eq!(h.cs_entries.len(), round + 1, "round {round}");
+        assert!(h.nodes[i as usize].in_cs());
+        h.app(i, AppEvent::ReleaseCs);
+        assert!(h.nodes[0].received_li(1) && h.nodes[1].received_li(0));
+    }
+    assert_eq!(h.nodes[1].height(), hgt(0, -5, 1));
     assert_token_oriented(&h);
 }
 

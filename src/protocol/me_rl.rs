@@ -57,15 +57,18 @@
 //! - **`Q` holds each node at most once** (`Enqueue` does nothing if the node is
 //!   there). WWV §5's variant function speaks of *the* position of `p_{j-1}` in
 //!   `Q_{p_j}`; a neighbour re-routing to the same node would otherwise be served twice.
-//! - **`Request(h)` re-routes only when `Q = [j]`**, as the slide shows. (WWV §4 also
-//!   re-routes there when `next` became higher; under FIFO links the `LinkInfo` that
-//!   would reveal that always arrives first and re-routes already, so the two agree.)
+//! - **`Request(h)` re-routes only when `Q = [j]`**, as the slide shows. (A version of
+//!   the handler that also re-routes when `next` became higher would behave the same:
+//!   under FIFO links the `LinkInfo` that reveals the change always arrives before the
+//!   `Request` and re-routes already.)
 //! - **`Token(h)` handling sends `LinkInfo(myHeight)` to every neighbour, the sender
-//!   included** (WWV §4: "informs all its neighbors"). It must include the sender: the
-//!   sender set `receivedLI[i] := false` and only a `LinkInfo` from `i` carrying the height
-//!   it predicted, `(h1, h2 − 1, i)`, sets it back (WWV §4's `LinkInfo` handler: "else if
-//!   `height[j] = h` then `receivedLI[j] := true`", which the slide shows as a second
-//!   `receivedLI[j] = True` box). Otherwise the sender would ignore `i`'s requests forever.
+//!   included** (WWV §4: the receiver informs all its neighbours). It must include the
+//!   sender: the sender set `receivedLI[i] := false`, and only a `LinkInfo` from `i`
+//!   carrying the height it predicted, `(h1, h2 − 1, i)`, sets it back (WWV §4's
+//!   `LinkInfo` handler: if `receivedLI[j]` record `h`, else if `height[j] = h` set
+//!   `receivedLI[j] := true`; the slide shows this as a second `receivedLI[j] = True`
+//!   box). Otherwise the sender would ignore `i`'s requests for ever (test
+//!   `token_goes_back_and_forth_over_one_link`).
 //! - **`RaiseHeight`** follows WWV §4 (the slides only draw it): `h1 := 1 + min h1` over
 //!   `N`; if some neighbours have that new `h1`, `h2 := (their least h2) − 1`, else `h2`
 //!   is kept; then delete from `Q` the neighbours that are now lower (their link became
@@ -82,7 +85,7 @@
 //!   From a token-oriented start this never happens: every handler that can make a
 //!   non-holder a sink (failure, `LinkInfo`, `Request`) raises it at once, so between
 //!   events no non-holder with neighbours is a sink (the property test checks this after
-//!   every step), and the added test is dead code. It matters only for the initial sink
+//!   every step), and the added check never fires. It matters only for the initial sink
 //!   of a component that cannot reach the token at t = 0 (next point), which no message
 //!   may ever wake: there `RequestCS` calls `RaiseHeight`, which forwards the request.
 //! - **Initial state** ([`Protocol::initial_states`]): node 0 holds the token at
@@ -91,18 +94,20 @@
 //!   that cannot reach node 0 has no token, so it must have a sink: its lowest-id node
 //!   `r`, and its node at distance `d` from `r` gets `(0, n + d, i)`. Every such height is
 //!   above every height of node 0's component (`d < n`), so when the components meet, the
-//!   new link points towards the token, and the sink `r` raises itself the first time a
-//!   message makes it look (see the next point). All `height[j]` views are exact,
+//!   new link points towards the token. `r` raises itself when it requests (previous
+//!   point), or when a request, a `LinkInfo` or a link change reaches it, as any sink
+//!   does; until then the component is quiet. All `height[j]` views are exact,
 //!   `receivedLI` all true, `Q` empty, `status` Remainder, `next` the lowest neighbour
 //!   (`i` itself for the token holder and for sinks).
 //!
 //! # Partitions
 //!
 //! WWV §5 proves no starvation once link changes cease, for a graph in which the token is
-//! reachable. In a component without the token every node is eventually a sink in turn,
-//! and `RaiseHeight` (which sends `LinkInfo`, which makes the next sink) goes on as long as
-//! the component stays cut off, like Gafni–Bertsekas link reversal without a
-//! destination. The simulator will see that as a steady stream of `LinkInfo` messages
+//! reachable. Once a sink in a component without the token raises (a link failure cut
+//! it off, or a request woke it), its `LinkInfo` makes a neighbour the sink, and so on:
+//! `RaiseHeight` goes on as long as the component stays cut off, like Gafni–Bertsekas
+//! link reversal without a destination (test
+//! `a_tokenless_component_keeps_reversing_until_it_rejoins`). The simulator will see that as a steady stream of `LinkInfo` messages
 //! during partitions; it stops when the component rejoins the token's.
 //!
 //! # Assumptions on the driver

@@ -7,6 +7,7 @@ use crate::mobility::format::read_trace;
 use crate::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist, StartMode};
 use crate::mobility::{Area, Trace};
 use crate::protocol::me_raymond::Raymond;
+use crate::protocol::me_rl::Rl;
 use crate::run::{self, Algorithm, RunOutput, RunSummary};
 use crate::sim::delay::parse_duration;
 use crate::sim::seeds::{self, Purpose};
@@ -254,6 +255,7 @@ pub fn simulate(
 ) -> anyhow::Result<RunOutput> {
     Ok(match algorithm {
         Algorithm::MeRaymond => run::run_mutual_exclusion::<Raymond>(algorithm, timeline, config),
+        Algorithm::MeRl => run::run_mutual_exclusion::<Rl>(algorithm, timeline, config),
         other => anyhow::bail!("{} is not built yet", other.name()),
     })
 }

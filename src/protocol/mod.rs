@@ -13,6 +13,7 @@
 //! traits [`LeaderView`] and [`TokenView`].
 
 pub mod me_raymond;
+pub mod me_rl;
 pub mod testkit;
 
 use crate::NodeId;

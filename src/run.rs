@@ -4,6 +4,9 @@
 use crate::observe::le::{ChangeRecord, LeMonitor};
 use crate::observe::me::MeMonitor;
 use crate::observe::safety::{SafetyLog, Violation};
+use crate::protocol::le_malpani::LeMalpani;
+use crate::protocol::me_raymond::Raymond;
+use crate::protocol::me_rl::Rl;
 use crate::protocol::{LeaderView, Protocol, TokenView};
 use crate::sim::{RequestRecord, RunConfig, RunCounters, Simulation};
 use crate::topology::events::LinkTimeline;
@@ -212,6 +215,15 @@ pub fn run_mutual_exclusion<P: Protocol + TokenView>(
         summary,
         changes: Vec::new(),
         requests,
+    }
+}
+
+/// Runs `algorithm` on a timeline with its monitors.
+pub fn simulate(algorithm: Algorithm, timeline: &LinkTimeline, config: RunConfig) -> RunOutput {
+    match algorithm {
+        Algorithm::LeMalpani => run_leader_election::<LeMalpani>(algorithm, timeline, config),
+        Algorithm::MeRl => run_mutual_exclusion::<Rl>(algorithm, timeline, config),
+        Algorithm::MeRaymond => run_mutual_exclusion::<Raymond>(algorithm, timeline, config),
     }
 }
 

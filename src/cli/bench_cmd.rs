@@ -2,9 +2,9 @@
 //! baseline run in the same process (these machines are noisy; ratios travel).
 
 use super::Outcome;
-use super::run_cmd::{parse_rwp_spec, simulate};
+use super::run_cmd::parse_rwp_spec;
 use crate::mobility::rwp;
-use crate::run::Algorithm;
+use crate::run::{Algorithm, simulate};
 use crate::sim::hold::{self, HoldDelay};
 use crate::sim::{CsTime, Duration, NetworkConfig, RunConfig, SimTime, WorkloadConfig};
 use crate::topology::events::link_timeline;
@@ -122,13 +122,7 @@ fn protocols(args: ProtocolArgs) -> anyhow::Result<Outcome> {
         if !args.json {
             eprintln!("{} …", algorithm.name());
         }
-        let s = match simulate(algorithm, &timeline, config) {
-            Ok(out) => out.summary,
-            Err(e) => {
-                eprintln!("{}: skipped ({e})", algorithm.name());
-                continue;
-            }
-        };
+        let s = simulate(algorithm, &timeline, config).summary;
         results.push(ProtocolResult {
             algorithm: algorithm.name(),
             events: s.events,

@@ -12,6 +12,7 @@
 //! Observers (safety monitors, metrics) read node state only through the small view
 //! traits [`LeaderView`] and [`TokenView`].
 
+pub mod le_malpani;
 pub mod me_raymond;
 pub mod me_rl;
 pub mod testkit;

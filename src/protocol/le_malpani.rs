@@ -1,0 +1,535 @@
+//! Leader election by link reversal: Malpani, Welch and Vaidya (DIALM 2000), the
+//! algorithm for one topology change at a time, as the seed slides give it
+//! (`seed/000_3dc3feed306f8e35.txt`: "Node Height in LE", "The Algorithm", rules A–E,
+//! and the overview walk-through).
+//!
+//! # Heights and links
+//!
+//! Every node carries a [`Height`] `(lid, τ, oid, r, δ, id)`. As in TORA, heights are
+//! compared by reference level `(τ, oid, r)`, then `δ`, then `id`; a link is directed from
+//! the higher to the lower endpoint, and a node has an *outgoing link* when some
+//! neighbour is lower by the node's own view of the neighbours' heights. The leader's
+//! reference level is `(−1, −1, 0)`, below every other level, so a leader is a sink.
+//!
+//! The slides compare heights only inside one leader's DAG. When a neighbour believes in
+//! another leader (a merge, or a new leader spreading after a partition), this module
+//! still compares by `(τ, oid, r, δ, id)` and lets `lid` play no part in link directions:
+//! rule E is what reconciles the two leaders, and it runs before the sink test of the same
+//! step (see [`LeMalpani`]). `lid` is the last key of [`Height`]'s order only so that the
+//! order agrees with equality; it never decides between two nodes (ids are unique).
+//!
+//! # Choices where the slides are silent or misprinted
+//!
+//! - τ is the driver's event time in nanoseconds **plus one** (saturating), as `i64`.
+//!   Rule E puts adopters on reference level `(0, 0, 0)`; rule A's "new higher reference
+//!   level" must lie above it even for a failure at time 0, so τ ≥ 1 for every level a
+//!   failure defines. Later failures still get higher levels. (Two failures handled by one
+//!   node at the same instant would reuse one level; that needs two changes at once, which
+//!   the algorithm excludes.)
+//! - Rule C as printed copies `(τj, oidj, rj)`; the overview ("A creates higher sublevel
+//!   within the new sub-level") and TORA reflect it, so C sets `r := 1`.
+//! - Rules A and D print `(τi, oidi, ri) := (−1, −1)`; `r := 0` (the example prints the
+//!   leaders as `(A, −1, −1, 0, A)`, with one of `r`, `δ` omitted; both are 0).
+//! - Rule D prints "rj = 1 for all j"; the overview says the higher sub-level is
+//!   "reflected back to C (originator)" and "C elects itself", and the paper requires
+//!   `oidj = i`. This module requires `oid = i`. A sink whose neighbours all sit on one
+//!   reflected level defined by another node is in no rule of the slides; see
+//!   [`LeMalpani::uncovered_steps`] for what happens then.
+//! - A neighbour whose height is unknown (a link formed and its Update has not arrived)
+//!   is neither an outgoing nor an incoming link and takes no part in rules B–D; its
+//!   Update arrives next on the FIFO link and is handled as any other.
+//! - An Update from a node that is not a neighbour any more (the simulator's `drain`
+//!   link-break semantics deliver messages already in flight) is ignored: the link is
+//!   gone, so the sender's height says nothing about any link of this node, and if the
+//!   link forms again both ends send their heights anew.
+
+use super::{Ctx, LeaderView, Message, Protocol};
+use crate::NodeId;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+
+/// A reference level `(τ, oid, r)`, ordered lexicographically (the derived order follows
+/// the field order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RefLevel {
+    /// The "logical time" of the failure that defined the level (nanoseconds + 1), 0 on
+    /// rule E's level, −1 on a leader's.
+    pub tau: i64,
+    /// The node that defined the level, 0 on rule E's level, −1 on a leader's.
+    pub oid: i64,
+    /// Whether the level is the reflected sub-level.
+    pub r: bool,
+}
+
+impl RefLevel {
+    /// A leader's level `(−1, −1, 0)`: below every other level, so the leader is a sink.
+    pub const LEADER: RefLevel = RefLevel {
+        tau: -1,
+        oid: -1,
+        r: false,
+    };
+    /// Rule E's level `(0, 0, 0)`, on which a node that adopts a leader restarts.
+    pub const ADOPTED: RefLevel = RefLevel {
+        tau: 0,
+        oid: 0,
+        r: false,
+    };
+}
+
+/// A node's height `(lid, τ, oid, r, δ, id)` ("Node Height in LE").
+///
+/// Ordered by reference level, then `δ`, then `id` (TORA's order); `lid` comes last only
+/// to keep the order consistent with equality. Two nodes' heights always differ in `id`,
+/// so the order between nodes is total and every orientation it induces is acyclic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Height {
+    /// The node believed to lead this node's component.
+    pub lid: NodeId,
+    /// The reference level `(τ, oid, r)`.
+    pub level: RefLevel,
+    /// The offset ("propagation ordering parameter") within the level.
+    pub delta: i64,
+    /// The node's own id, which makes heights unique.
+    pub id: NodeId,
+}
+
+impl Height {
+    /// The height `(lid, τ, oid, r, δ, id)`.
+    pub fn new(lid: NodeId, tau: i64, oid: i64, r: bool, delta: i64, id: NodeId) -> Self {
+        Self {
+            lid,
+            level: RefLevel { tau, oid, r },
+            delta,
+            id,
+        }
+    }
+
+    /// The height of node `id` leading its own component: `(id, −1, −1, 0, 0, id)`.
+    pub fn leader(id: NodeId) -> Self {
+        Self {
+            lid: id,
+            level: RefLevel::LEADER,
+            delta: 0,
+            id,
+        }
+    }
+}
+
+impl Ord for Height {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.level, self.delta, self.id, self.lid).cmp(&(
+            other.level,
+            other.delta,
+            other.id,
+            other.lid,
+        ))
+    }
+}
+
+impl PartialOrd for Height {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Display for Height {
+    /// `(lid, τ, oid, r, δ, id)`, the slides' notation with numbers for nodes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "({}, {}, {}, {}, {}, {})",
+            self.lid,
+            self.level.tau,
+            self.level.oid,
+            u8::from(self.level.r),
+            self.delta,
+            self.id
+        )
+    }
+}
+
+/// The only message of the algorithm: the sender's current height.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeMsg {
+    Update(Height),
+}
+
+impl Message for LeMsg {
+    fn kind(&self) -> &'static str {
+        "Update"
+    }
+}
+
+/// One node of the leader-election algorithm.
+///
+/// A step is one event: a link forming, a link failing, or an Update arriving. Within an
+/// Update step the node (1) records the sender's height, (2) applies rule E if the sender
+/// believes in another leader, then (3), if it is not its own leader and has no outgoing
+/// link, applies the first of rules B, C, D whose condition holds, and (4) sends an Update
+/// to every neighbour if its height changed ("At the end of each step …"). E comes first
+/// because it moves the node into the other leader's DAG, and the sink test must judge
+/// the node's links where it ends up: a node that adopts a leader from a neighbour on a
+/// raised reference level lands on `(0, 0, 0)` below that neighbour and may be a sink at
+/// once, and nothing else would ever wake it. A failure step removes the link and applies
+/// rule A if the node is then a sink and not its own leader.
+#[derive(Clone, Debug)]
+pub struct LeMalpani {
+    height: Height,
+    /// `N_i` with `height[j]`: `None` until the first Update over a new link arrives.
+    neighbours: BTreeMap<NodeId, Option<Height>>,
+    uncovered_steps: u32,
+}
+
+impl LeMalpani {
+    /// A node in a given state (the slides' examples start mid-run). `height.id` is the
+    /// node's id.
+    pub fn new(
+        height: Height,
+        neighbours: impl IntoIterator<Item = (NodeId, Option<Height>)>,
+    ) -> Self {
+        Self {
+            height,
+            neighbours: neighbours.into_iter().collect(),
+            uncovered_steps: 0,
+        }
+    }
+
+    pub fn id(&self) -> NodeId {
+        self.height.id
+    }
+
+    /// `N_i` with the last height heard from each neighbour, by id.
+    pub fn neighbours(&self) -> impl Iterator<Item = (NodeId, Option<Height>)> + '_ {
+        self.neighbours.iter().map(|(&j, &h)| (j, h))
+    }
+
+    /// Whether this node believes it leads its component.
+    pub fn is_leader(&self) -> bool {
+        self.height.lid == self.height.id
+    }
+
+    /// Whether some neighbour is lower, by this node's view.
+    pub fn has_outgoing(&self) -> bool {
+        self.known().any(|h| h < self.height)
+    }
+
+    /// Whether some neighbour is higher, by this node's view.
+    pub fn has_incoming(&self) -> bool {
+        self.known().any(|h| h > self.height)
+    }
+
+    /// How many steps ended with this node a sink that no rule of the slides covers: not
+    /// its own leader, after an Update, with every known neighbour on one reflected level
+    /// that another node defined (rule D needs `oid = i`). The node then keeps its height
+    /// and stays a sink; under one change at a time TORA's reflection only returns to the
+    /// originator, so this should stay 0, and the tests check that it does.
+    pub fn uncovered_steps(&self) -> u32 {
+        self.uncovered_steps
+    }
+
+    fn known(&self) -> impl Iterator<Item = Height> + '_ {
+        self.neighbours.values().filter_map(|h| *h)
+    }
+
+    fn is_sink_non_leader(&self) -> bool {
+        !self.is_leader() && !self.has_outgoing()
+    }
+
+    fn elect_self(&mut self) {
+        self.height = Height::leader(self.height.id);
+    }
+
+    /// Rule A: no outgoing links due to a link failure.
+    fn rule_a(&mut self, time_ns: u64) {
+        if self.has_incoming() {
+            let tau = i64::try_from(time_ns)
+                .unwrap_or(i64::MAX)
+                .saturating_add(1);
+            self.height.level = RefLevel {
+                tau,
+                oid: i64::from(self.height.id),
+                r: false,
+            };
+            self.height.delta = 0;
+        } else {
+            self.elect_self();
+        }
+    }
+
+    /// Rule E: `j` believes in another leader.
+    fn rule_e(&mut self, hj: Height) {
+        let adopt = self.height.lid > hj.lid
+            || (self.height.level.oid == i64::from(hj.lid) && self.height.level.r);
+        if adopt {
+            self.height.lid = hj.lid;
+            self.height.level = RefLevel::ADOPTED;
+            self.height.delta = hj.delta.saturating_add(1);
+        }
+    }
+
+    /// Rules B, C, D: no outgoing links due to a link reversal after an Update.
+    fn rules_bcd(&mut self) {
+        let mut known = self.known();
+        let Some(first) = known.next() else {
+            return;
+        };
+        let mut max = first.level;
+        let mut all_equal = true;
+        for h in known {
+            all_equal &= h.level == first.level;
+            max = max.max(h.level);
+        }
+        if !all_equal {
+            // B: just below the highest neighbours' level.
+            let min_delta = self
+                .known()
+                .filter(|h| h.level == max)
+                .map(|h| h.delta)
+                .min()
+                .unwrap_or(0);
+            self.height.level = max;
+            self.height.delta = min_delta.saturating_sub(1);
+        } else if !max.r {
+            // C: reflect the level.
+            self.height.level = RefLevel { r: true, ..max };
+            self.height.delta = 0;
+        } else if max.oid == i64::from(self.height.id) {
+            // D: the reflection came back to the originator.
+            self.elect_self();
+        } else {
+            self.uncovered_steps = self.uncovered_steps.saturating_add(1);
+        }
+    }
+
+    fn broadcast_if_changed(&self, before: Height, ctx: &mut Ctx<LeMsg>) {
+        if self.height != before {
+            for &j in self.neighbours.keys() {
+                ctx.send(j, LeMsg::Update(self.height));
+            }
+        }
+    }
+}
+
+impl LeaderView for LeMalpani {
+    type Height = Height;
+
+    fn leader(&self) -> NodeId {
+        self.height.lid
+    }
+
+    fn height(&self) -> Height {
+        self.height
+    }
+
+    fn neighbour_height(&self, j: NodeId) -> Option<Height> {
+        self.neighbours.get(&j).copied().flatten()
+    }
+}
+
+impl Protocol for LeMalpani {
+    type Msg = LeMsg;
+
+    const NAME: &'static str = "le-malpani";
+
+    /// Per component of the t = 0 graph, the smallest id leads (rule E prefers smaller
+    /// leader ids, so no merge later has to undo the choice) with height
+    /// `(l, −1, −1, 0, 0, l)`; every other node has `(l, 0, 0, 0, d, id)` with `d` its hop
+    /// distance to the leader, so each has an outgoing link towards the leader; every
+    /// node knows its neighbours' heights.
+    fn initial_states(neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+        let n = neighbours.len();
+        let adjacent = |i: usize| {
+            neighbours[i]
+                .iter()
+                .copied()
+                .filter(move |&j| (j as usize) < n && j as usize != i)
+        };
+        let mut heights: Vec<Option<Height>> = vec![None; n];
+        let mut queue = VecDeque::new();
+        for root in 0..n {
+            if heights[root].is_some() {
+                continue;
+            }
+            // Roots are visited in increasing order, so `root` is its component's
+            // smallest id.
+            let lid = root as NodeId;
+            heights[root] = Some(Height::leader(lid));
+            queue.push_back((root, 0i64));
+            while let Some((i, d)) = queue.pop_front() {
+                for j in adjacent(i) {
+                    let slot = &mut heights[j as usize];
+                    if slot.is_none() {
+                        *slot = Some(Height {
+                            lid,
+                            level: RefLevel::ADOPTED,
+                            delta: d + 1,
+                            id: j,
+                        });
+                        queue.push_back((j as usize, d + 1));
+                    }
+                }
+            }
+        }
+        let heights: Vec<Height> = heights
+            .into_iter()
+            .enumerate()
+            .map(|(i, h)| h.unwrap_or(Height::leader(i as NodeId)))
+            .collect();
+        (0..n)
+            .map(|i| LeMalpani::new(heights[i], adjacent(i).map(|j| (j, Some(heights[j as usize])))))
+            .collect()
+    }
+
+    /// "When an incident link forms, i updates N_i and sends an Update message over the
+    /// link with its current height." The neighbour's height is unknown until its own
+    /// Update arrives.
+    fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<LeMsg>) {
+        if peer == self.height.id {
+            return;
+        }
+        self.neighbours.insert(peer, None);
+        ctx.send(peer, LeMsg::Update(self.height));
+    }
+
+    /// Updates `N_i`, then rule A if the failure left the node a sink that is not its own
+    /// leader.
+    fn on_link_down(&mut self, peer: NodeId, ctx: &mut Ctx<LeMsg>) {
+        if self.neighbours.remove(&peer).is_none() {
+            return;
+        }
+        let before = self.height;
+        if self.is_sink_non_leader() {
+            self.rule_a(ctx.event_time_ns());
+        }
+        self.broadcast_if_changed(before, ctx);
+    }
+
+    /// Records `height[j]`, then rule E, then rules B–D (see [`LeMalpani`] for the order).
+    /// Updates from non-neighbours, or whose height names another node, are ignored.
+    fn on_message(&mut self, from: NodeId, msg: LeMsg, ctx: &mut Ctx<LeMsg>) {
+        let LeMsg::Update(hj) = msg;
+        if hj.id != from {
+            debug_assert!(false, "Update from {from} carries the height of {}", hj.id);
+            return;
+        }
+        let Some(slot) = self.neighbours.get_mut(&from) else {
+            return;
+        };
+        *slot = Some(hj);
+        let before = self.height;
+        if hj.lid != self.height.lid {
+            self.rule_e(hj);
+        }
+        if self.is_sink_non_leader() {
+            self.rules_bcd();
+        }
+        self.broadcast_if_changed(before, ctx);
+    }
+}
+
+/// Checks that a quiescent configuration is legal: in every connected component of
+/// `links`, all nodes name one leader that lies in the component, that leader is the
+/// component's only sink, and every node's neighbour set and view of its neighbours'
+/// heights match the links and the actual heights. (Heights are unique, so the DAG they
+/// orient is acyclic by construction.) `nodes[i]` must be node `i`. Returns the first
+/// violation found, in words.
+pub fn is_legal(nodes: &[LeMalpani], links: &[(NodeId, NodeId)]) -> Result<(), String> {
+    let n = nodes.len();
+    let mut adjacency = vec![Vec::new(); n];
+    for &(a, b) in links {
+        if a as usize >= n || b as usize >= n || a == b {
+            return Err(format!("link {a}-{b} is not between two of the {n} nodes"));
+        }
+        adjacency[a as usize].push(b);
+        adjacency[b as usize].push(a);
+    }
+    for list in &mut adjacency {
+        list.sort_unstable();
+        list.dedup();
+    }
+    let mut seen = vec![false; n];
+    for start in 0..n {
+        if seen[start] {
+            continue;
+        }
+        let mut members = vec![start as NodeId];
+        seen[start] = true;
+        let mut k = 0;
+        while let Some(&i) = members.get(k) {
+            k += 1;
+            for &j in &adjacency[i as usize] {
+                if !seen[j as usize] {
+                    seen[j as usize] = true;
+                    members.push(j);
+                }
+            }
+        }
+        component_is_legal(nodes, &adjacency, &members)?;
+    }
+    Ok(())
+}
+
+/// [`is_legal`] for one component: `members` are its nodes and `adjacency[i]` the sorted
+/// neighbours of node `i` in the current graph (monitors check only the components a
+/// change touched).
+pub fn component_is_legal(
+    nodes: &[LeMalpani],
+    adjacency: &[Vec<NodeId>],
+    members: &[NodeId],
+) -> Result<(), String> {
+    let node = |i: NodeId| {
+        nodes
+            .get(i as usize)
+            .ok_or_else(|| format!("node {i} does not exist"))
+    };
+    let Some(&first) = members.first() else {
+        return Ok(());
+    };
+    let lid = node(first)?.height.lid;
+    if !members.contains(&lid) {
+        return Err(format!(
+            "node {first} names leader {lid}, which is not in its component {members:?}"
+        ));
+    }
+    for &i in members {
+        let p = node(i)?;
+        if p.id() != i {
+            return Err(format!("nodes[{i}] has id {}", p.id()));
+        }
+        if p.height.lid != lid {
+            return Err(format!(
+                "node {i} names leader {} but node {first} names {lid}",
+                p.height.lid
+            ));
+        }
+        let actual = adjacency.get(i as usize).map_or(&[][..], Vec::as_slice);
+        if !p.neighbours.keys().copied().eq(actual.iter().copied()) {
+            return Err(format!(
+                "node {i} has neighbours {:?} but its links are {actual:?}",
+                p.neighbours.keys().collect::<Vec<_>>()
+            ));
+        }
+        let mut sink = true;
+        for &j in actual {
+            let hj = node(j)?.height;
+            if p.neighbour_height(j) != Some(hj) {
+                return Err(format!(
+                    "node {i} sees {j} at {:?} but it is at {hj}",
+                    p.neighbour_height(j).map(|h| h.to_string())
+                ));
+            }
+            sink &= hj > p.height;
+        }
+        if sink && i != lid {
+            return Err(format!(
+                "node {i} at {} is a sink but the leader is {lid}",
+                p.height
+            ));
+        }
+        if !sink && i == lid {
+            return Err(format!("leader {i} at {} is not a sink", p.height));
+        }
+    }
+    Ok(())
+}

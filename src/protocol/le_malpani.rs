@@ -33,8 +33,9 @@
 //! - Rule D prints "rj = 1 for all j"; the overview says the higher sub-level is
 //!   "reflected back to C (originator)" and "C elects itself", and the paper requires
 //!   `oidj = i`. This module requires `oid = i`. A sink whose neighbours all sit on one
-//!   reflected level defined by another node is in no rule of the slides; see
-//!   [`LeMalpani::uncovered_steps`] for what happens then.
+//!   reflected level defined by another node is in no rule of the slides; the node keeps
+//!   its height and the step is counted ([`LeMalpani::uncovered_steps`]).
+//! - Within one Update step, rule E is checked before rules B–D (see [`LeMalpani`]).
 //! - A neighbour whose height is unknown (a link formed and its Update has not arrived)
 //!   is neither an outgoing nor an incoming link and takes no part in rules B–D; its
 //!   Update arrives next on the FIFO link and is handled as any other.
@@ -42,6 +43,25 @@
 //!   link-break semantics deliver messages already in flight) is ignored: the link is
 //!   gone, so the sender's height says nothing about any link of this node, and if the
 //!   link forms again both ends send their heights anew.
+//!
+//! # Known failures of the algorithm as given
+//!
+//! Random one-change-at-a-time runs (`tests/le_malpani.rs`) find two mechanisms by which
+//! these rules end illegal; the minimal cases are kept there as `counterexample_*` tests.
+//!
+//! - After a partition whose new leader has a larger id than the lost one, an Update sent
+//!   before the election, still naming the lost leader, reaches a node that has already
+//!   adopted the new one, and rule E's "lidᵢ > lidⱼ" brings the lost leader back. The
+//!   component then ends naming a leader outside it, or never goes quiet: the new leader
+//!   itself gives up its leadership for the stale id and elects itself again when the
+//!   reflection returns, forever. FIFO links do not prevent the race; in the tests' runs
+//!   with unit message delays it never occurred.
+//! - In a merge, rule E puts the adopter on (0, 0, 0), below any neighbour on a level a
+//!   failure defined, so the adopter can be a sink that is not a leader. If that
+//!   neighbour is on a reflected level, no rule applies and the sink stays.
+//!
+//! They are reported, not patched: this module is the slides' algorithm, and a corrected
+//! variant would be a separate, named protocol.
 
 use super::{Ctx, LeaderView, Message, Protocol};
 use crate::NodeId;
@@ -69,7 +89,10 @@ impl RefLevel {
         oid: -1,
         r: false,
     };
-    /// Rule E's level `(0, 0, 0)`, on which a node that adopts a leader restarts.
+    /// Rule E's level `(0, 0, 0)`, on which a node that adopts a leader restarts (and on
+    /// which [`LeMalpani::initial_states`] puts every non-leader). Its `oid` 0 is also node
+    /// 0's id, as the slides print it; that would matter only on the reflected `(0, 0, 1)`,
+    /// which rule C makes if a sink's neighbours all sit on `(0, 0, 0)`.
     pub const ADOPTED: RefLevel = RefLevel {
         tau: 0,
         oid: 0,
@@ -222,8 +245,9 @@ impl LeMalpani {
     /// How many steps ended with this node a sink that no rule of the slides covers: not
     /// its own leader, after an Update, with every known neighbour on one reflected level
     /// that another node defined (rule D needs `oid = i`). The node then keeps its height
-    /// and stays a sink; under one change at a time TORA's reflection only returns to the
-    /// originator, so this should stay 0, and the tests check that it does.
+    /// and stays a sink. Within one component, TORA's reflection reaches only its
+    /// originator as an all-reflected sink, so this stays 0 there; a merge through a node
+    /// on a reflected level reaches it (`counterexample_merge_at_reflected_node`).
     pub fn uncovered_steps(&self) -> u32 {
         self.uncovered_steps
     }
@@ -243,9 +267,7 @@ impl LeMalpani {
     /// Rule A: no outgoing links due to a link failure.
     fn rule_a(&mut self, time_ns: u64) {
         if self.has_incoming() {
-            let tau = i64::try_from(time_ns)
-                .unwrap_or(i64::MAX)
-                .saturating_add(1);
+            let tau = i64::try_from(time_ns).unwrap_or(i64::MAX).saturating_add(1);
             self.height.level = RefLevel {
                 tau,
                 oid: i64::from(self.height.id),
@@ -377,7 +399,12 @@ impl Protocol for LeMalpani {
             .map(|(i, h)| h.unwrap_or(Height::leader(i as NodeId)))
             .collect();
         (0..n)
-            .map(|i| LeMalpani::new(heights[i], adjacent(i).map(|j| (j, Some(heights[j as usize])))))
+            .map(|i| {
+                LeMalpani::new(
+                    heights[i],
+                    adjacent(i).map(|j| (j, Some(heights[j as usize]))),
+                )
+            })
             .collect()
     }
 

@@ -35,6 +35,8 @@ struct Toy<const BURST: u32 = 0, const ROUTE_TO: NodeId = NOWHERE> {
     id: NodeId,
     log: Vec<(NodeId, u32, u64)>,
     downs: Vec<(NodeId, u64)>,
+    /// Timers fired: (tag, time ns). Every link-up sets one, 7 ms later, tagged with the peer.
+    timers: Vec<(u64, u64)>,
 }
 
 impl<const BURST: u32, const ROUTE_TO: NodeId> Protocol for Toy<BURST, ROUTE_TO> {
@@ -51,6 +53,7 @@ impl<const BURST: u32, const ROUTE_TO: NodeId> Protocol for Toy<BURST, ROUTE_TO>
     }
 
     fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<Numbered>) {
+        ctx.set_timer(7_000_000, u64::from(peer));
         if self.id != 0 {
             return;
         }
@@ -73,6 +76,10 @@ impl<const BURST: u32, const ROUTE_TO: NodeId> Protocol for Toy<BURST, ROUTE_TO>
 
     fn on_message(&mut self, from: NodeId, msg: Numbered, ctx: &mut Ctx<Numbered>) {
         self.log.push((from, msg.seq, ctx.event_time_ns()));
+    }
+
+    fn on_timer(&mut self, tag: u64, ctx: &mut Ctx<Numbered>) {
+        self.timers.push((tag, ctx.event_time_ns()));
     }
 
     fn on_app(&mut self, event: AppEvent, ctx: &mut Ctx<Numbered>) {
@@ -278,4 +285,25 @@ fn same_seed_same_run() {
         (sim.counters().clone(), sim.requests().to_vec())
     };
     assert_eq!(run(), run());
+}
+
+#[test]
+fn timers_fire_after_their_delay() {
+    let tl = timeline(
+        3,
+        10.0,
+        &[],
+        &[(1.0, 0, 1, LinkChange::Up), (2.5, 1, 2, LinkChange::Up)],
+    );
+    let mut sim = Simulation::<Toy>::new(
+        &tl,
+        config("const:1ms", LinkBreak::Drain, ChangeMode::Overlap),
+    );
+    sim.run(&mut ());
+    assert_eq!(sim.nodes()[0].timers, vec![(1, 1_007_000_000)]);
+    assert_eq!(
+        sim.nodes()[1].timers,
+        vec![(0, 1_007_000_000), (2, 2_507_000_000)]
+    );
+    assert_eq!(sim.nodes()[2].timers, vec![(1, 2_507_000_000)]);
 }

@@ -40,6 +40,10 @@ pub enum Effect<M> {
     /// The node enters its critical section now; the application releases it later with
     /// [`AppEvent::ReleaseCs`].
     EnterCs,
+    /// Call [`Protocol::on_timer`] with `tag` after `delay_ns` nanoseconds. Timers are the
+    /// protocol's only notion of time passing (none of the shipped algorithms needs one;
+    /// variants with timeouts do).
+    SetTimer { delay_ns: u64, tag: u64 },
 }
 
 /// The handler's window on the world: which node it is, the time of the event being
@@ -95,6 +99,10 @@ impl<M> Ctx<M> {
         self.effects.push(Effect::EnterCs);
     }
 
+    pub fn set_timer(&mut self, delay_ns: u64, tag: u64) {
+        self.effects.push(Effect::SetTimer { delay_ns, tag });
+    }
+
     /// The effects pushed so far, in order, leaving the buffer empty (capacity kept).
     pub fn drain(&mut self) -> std::vec::Drain<'_, Effect<M>> {
         self.effects.drain(..)
@@ -143,6 +151,11 @@ pub trait Protocol: Clone + Debug + Sized {
     /// The application asked something. Protocols without an application ignore it.
     fn on_app(&mut self, event: AppEvent, ctx: &mut Ctx<Self::Msg>) {
         let _ = (event, ctx);
+    }
+
+    /// A timer set with [`Ctx::set_timer`] fired.
+    fn on_timer(&mut self, tag: u64, ctx: &mut Ctx<Self::Msg>) {
+        let _ = (tag, ctx);
     }
 }
 

@@ -25,6 +25,8 @@ pub struct Harness<P: Protocol> {
     pub sent: Vec<(NodeId, NodeId, P::Msg)>,
     /// Nodes that entered the critical section, in order.
     pub cs_entries: Vec<NodeId>,
+    /// Timers set and not yet fired: (node, due time ns, tag). Fire with [`Self::fire`].
+    pub timers: Vec<(NodeId, u64, u64)>,
 }
 
 fn key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
@@ -56,6 +58,7 @@ impl<P: Protocol> Harness<P> {
             time_ns: 0,
             sent: Vec::new(),
             cs_entries: Vec::new(),
+            timers: Vec::new(),
         }
     }
 
@@ -79,6 +82,13 @@ impl<P: Protocol> Harness<P> {
 
     pub fn app(&mut self, node: NodeId, event: AppEvent) {
         self.run(node, |p, ctx| p.on_app(event, ctx));
+    }
+
+    /// Fires the `index`-th pending timer (the test decides when, as with messages).
+    pub fn fire(&mut self, index: usize) {
+        let (node, due, tag) = self.timers.remove(index);
+        self.time_ns = self.time_ns.max(due);
+        self.run(node, |p, ctx| p.on_timer(tag, ctx));
     }
 
     /// Messages in flight from `from` to `to`, oldest first.
@@ -138,6 +148,9 @@ impl<P: Protocol> Harness<P> {
                     self.in_flight.entry((node, to)).or_default().push_back(msg);
                 }
                 Effect::EnterCs => self.cs_entries.push(node),
+                Effect::SetTimer { delay_ns, tag } => {
+                    self.timers.push((node, self.time_ns + delay_ns, tag))
+                }
             }
         }
     }

@@ -18,6 +18,7 @@
 //! - **Routed sends** (the Raymond baseline): forwarded hop by hop along a shortest path
 //!   of the current graph (ties to the lowest neighbour id), one message and one delay
 //!   per hop; a message with no path waits at its current node until a link appears.
+//! - **Timers** set by a protocol fire at `now + delay` as their own events.
 //! - **Workload**: each node requests the critical section as a Poisson process of rate
 //!   λ, with at most one outstanding request: the next gap is drawn when the CS is
 //!   released. CS durations are constant or exponential. Request gaps and CS durations
@@ -162,6 +163,10 @@ enum Event<M> {
     Deliver(InFlight<M>),
     Request(NodeId),
     Release(NodeId),
+    Timer {
+        node: NodeId,
+        tag: u64,
+    },
 }
 
 struct InFlight<M> {
@@ -362,6 +367,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             Event::Deliver(m) => self.deliver(m, observer, index),
             Event::Request(node) => self.request(node),
             Event::Release(node) => self.release(node),
+            Event::Timer { node, tag } => self.invoke(node, |p, ctx| p.on_timer(tag, ctx)),
         }
     }
 
@@ -501,6 +507,10 @@ impl<'t, P: Protocol> Simulation<'t, P> {
                     self.forward(node, node, to, msg)
                 }
                 Effect::EnterCs => self.enter_cs(node),
+                Effect::SetTimer { delay_ns, tag } => self.queue.push(
+                    self.now.after(Duration(delay_ns)),
+                    Event::Timer { node, tag },
+                ),
             }
         }
         self.ctx = ctx;

@@ -45,4 +45,5 @@ pub mod output;
 pub mod protocol;
 pub mod run;
 pub mod sim;
+pub mod sweep;
 pub mod topology;

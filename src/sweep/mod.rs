@@ -1,0 +1,10 @@
+//! Parameter sweeps: an experiment spec (TOML) expands into a plan of runs, each with a
+//! stable key and derived seeds; the executor runs them in parallel and streams results
+//! to the store.
+//!
+//! - [`spec`]: the experiment spec and its validation (errors name file, key path, problem).
+//! - [`plan`]: the plan: axes, the cartesian product × replications × algorithms, run
+//!   keys and seeds.
+
+pub mod plan;
+pub mod spec;

@@ -1,0 +1,80 @@
+//! The plan of a sweep: every run with its parameters, key and seed.
+//!
+//! A run key names a run by its experiment, algorithm, every parameter value and its
+//! replication, in a canonical text form, so it is stable across processes, thread counts
+//! and shard splits. The run seed derives from the master seed and the key *without* the
+//! algorithm, so every algorithm of one replication sees the same trajectories, delays
+//! stream seed and request process (common random numbers: paired comparisons).
+
+use crate::mobility::rwp::RwpParams;
+use crate::run::Algorithm;
+use crate::sim::RunConfig;
+use serde::Serialize;
+use std::fmt;
+use std::path::PathBuf;
+
+/// The value of one parameter in one run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl fmt::Display for ParamValue {
+    /// Canonical text used in run keys: integers plainly, floats in Rust's shortest
+    /// round-trip form, text as is.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamValue::Int(v) => write!(f, "{v}"),
+            ParamValue::Float(v) => write!(f, "{v:?}"),
+            ParamValue::Text(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// Where a run's mobility comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MobilitySource {
+    /// Generated; `seed` already derived for this run.
+    Rwp(RwpParams),
+    /// Read from a trace file.
+    Trace(PathBuf),
+}
+
+/// One run of the plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedRun {
+    /// Position in the plan's canonical order (shards split on it).
+    pub index: usize,
+    /// Stable key, e.g. `me-load/algo=me-rl/rate=0.02/speed_max=20.0/rep=3`.
+    pub key: String,
+    pub algorithm: Algorithm,
+    pub replication: u32,
+    /// Run seed (`config.seed`), equal for all algorithms of one parameter point and
+    /// replication.
+    pub seed: u64,
+    /// Every parameter value, sorted by name (the algorithm and replication excluded).
+    pub params: Vec<(String, ParamValue)>,
+    pub mobility: MobilitySource,
+    /// Radio range, metres.
+    pub range: f64,
+    /// Network, workload, duration (for traces: `None` until the trace is read, meaning
+    /// the trace's own duration) and seed.
+    pub config: RunConfig,
+    /// Simulated duration in seconds, or `None` for a trace's own duration.
+    pub duration: Option<f64>,
+}
+
+/// A whole sweep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub experiment: String,
+    pub spec_path: PathBuf,
+    /// The sweep axes (parameters given as lists), in name order, with their values.
+    pub axes: Vec<(String, Vec<ParamValue>)>,
+    pub replications: u32,
+    pub algorithms: Vec<Algorithm>,
+    pub runs: Vec<PlannedRun>,
+}

@@ -43,6 +43,7 @@ pub mod mobility;
 pub mod observe;
 pub mod output;
 pub mod protocol;
+pub mod results;
 pub mod run;
 pub mod sim;
 pub mod sweep;

@@ -55,6 +55,9 @@ pub struct RunSummary {
     pub events: u64,
     pub messages: u64,
     pub topology_changes: u64,
+    /// `serialize` mode: trace changes never applied because the protocol never went
+    /// quiet (non-zero means the run's topology froze; see README).
+    pub changes_pending_at_end: u64,
     pub msgs_per_change: Option<f64>,
     pub conv_time_mean: Option<f64>,
     pub conv_time_p95: Option<f64>,
@@ -120,6 +123,7 @@ fn base_summary(
         events: counters.events,
         messages: counters.messages,
         topology_changes: counters.topology_changes,
+        changes_pending_at_end: counters.changes_pending_at_end,
         msgs_per_change: None,
         conv_time_mean: None,
         conv_time_p95: None,

@@ -16,8 +16,9 @@
 //! - **Leaderless node-time**: time during which a node's component does not agree on a
 //!   leader inside it, summed over nodes.
 //! - **Leader changes**: how many times any node's leader id changed, summed over nodes.
-//! - **Safety**: a quiescent component that is not legal is a violation (counted at
-//!   onset). The paper proves legality for one change at a time (`serialize`); under
+//! - **Safety**: a quiescent component that is not legal is a violation, counted once
+//!   per incident: when a component turns illegal none of whose nodes was in an illegal
+//!   component after the previous event. The paper proves legality for one change at a time (`serialize`); under
 //!   `overlap` a violation is a finding about the algorithm, not a simulator error.
 
 use super::safety::{SafetyLog, Violation};
@@ -61,7 +62,9 @@ pub struct LeMonitor {
     leaders: Vec<NodeId>,
     leaderless_now: usize,
     last_time: SimTime,
-    illegal_now: bool,
+    /// Nodes of the quiescent components that were illegal after the previous event: an
+    /// illegal component with none of these is a new incident.
+    illegal_nodes: Vec<bool>,
 }
 
 /// The nodes of every component, grouped by the tracker's labels.
@@ -145,8 +148,9 @@ impl LeMonitor {
     }
 
     fn quiescent<P>(world: &World<'_, P>, members: &[NodeId]) -> bool {
-        world.pending_notifications == 0
-            && members.iter().all(|&m| world.in_flight_to[m as usize] == 0)
+        members.iter().all(|&m| {
+            world.in_flight_to[m as usize] == 0 && world.pending_notify_at[m as usize] == 0
+        })
     }
 }
 
@@ -218,31 +222,37 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor {
             .map(Vec::len)
             .sum();
 
-        // Legality of every quiescent component (the safety monitor) …
+        // Legality of every quiescent component (the safety monitor), counting each
+        // illegal component at its onset …
         let mut verdict: Vec<Option<bool>> = vec![None; groups.len()];
-        let mut first_problem = None;
+        let mut illegal_nodes = vec![false; world.nodes.len()];
         for (i, members) in groups.iter().enumerate() {
-            if Self::quiescent(world, members) {
-                match check_component(world.nodes, world.graph, members) {
-                    Ok(()) => verdict[i] = Some(true),
-                    Err(problem) => {
-                        verdict[i] = Some(false);
-                        first_problem.get_or_insert(problem);
+            if !Self::quiescent(world, members) {
+                continue;
+            }
+            match check_component(world.nodes, world.graph, members) {
+                Ok(()) => verdict[i] = Some(true),
+                Err((detail, nodes)) => {
+                    verdict[i] = Some(false);
+                    let known = members
+                        .iter()
+                        .any(|&m| self.illegal_nodes.get(m as usize).copied().unwrap_or(false));
+                    if !known {
+                        self.safety.record(|| Violation {
+                            kind: "illegal_component",
+                            time_s: world.now.as_secs_f64(),
+                            event_index: world.event_index,
+                            nodes,
+                            detail,
+                        });
+                    }
+                    for &m in members {
+                        illegal_nodes[m as usize] = true;
                     }
                 }
             }
         }
-        let illegal = first_problem.is_some();
-        if let Some((detail, nodes)) = first_problem.filter(|_| !self.illegal_now) {
-            self.safety.record(|| Violation {
-                kind: "illegal_component",
-                time_s: world.now.as_secs_f64(),
-                event_index: world.event_index,
-                nodes,
-                detail,
-            });
-        }
-        self.illegal_now = illegal;
+        self.illegal_nodes = illegal_nodes;
 
         // … and convergence of the open records.
         if self.open.is_empty() {

@@ -9,12 +9,16 @@
 //!   is physically down (possible while a break is not yet detected) is lost.
 //! - **Link break** `drain` (default): messages already in flight are still delivered, as
 //!   the papers assume reliable links; `drop`: they are lost and counted (tokens too).
-//!   An optional detection delay postpones the endpoints' LinkDown notification (and any
-//!   LinkUp of the same pair that follows it).
+//!   An optional detection delay postpones the endpoints' LinkDown notification; a break
+//!   that heals before it is detected is never notified (the endpoints did not notice),
+//!   though messages sent over the link while it was down are lost, under `drain` too.
+//!   LinkUp is always notified at once.
 //! - **Topology changes** `overlap` (default): applied at their trace time. `serialize`:
 //!   queued and applied one at a time, each only when no message is in flight (the
 //!   leader-election paper's one-change-at-a-time assumption); the simulated topology
-//!   then lags the trace.
+//!   then lags the trace. A protocol that never goes quiet (RL in a component cut off
+//!   from the token keeps reversing) freezes the topology; the changes still queued at
+//!   the end are counted (`changes_pending_at_end`).
 //! - **Routed sends** (the Raymond baseline): forwarded hop by hop along a shortest path
 //!   of the current graph (ties to the lowest neighbour id), one message and one delay
 //!   per hop; a message with no path waits at its current node until a link appears.
@@ -98,6 +102,8 @@ pub struct RunCounters {
     /// Topology changes applied.
     pub topology_changes: u64,
     pub cs_entries: u64,
+    /// `serialize` mode: changes still waiting for quiescence when the run ended.
+    pub changes_pending_at_end: u64,
 }
 
 /// One critical-section request of the workload.
@@ -125,6 +131,8 @@ pub struct World<'a, P> {
     pub in_cs: u32,
     /// Link notifications scheduled but not yet delivered (detection delay).
     pub pending_notifications: usize,
+    /// Per node: pending notifications of its links.
+    pub pending_notify_at: &'a [u32],
     /// Nodes whose handlers ran during this event.
     pub touched: &'a [NodeId],
     pub counters: &'a RunCounters,
@@ -158,7 +166,7 @@ enum Event<M> {
     Notify {
         a: NodeId,
         b: NodeId,
-        up: bool,
+        generation: u32,
     },
     Deliver(InFlight<M>),
     Request(NodeId),
@@ -193,8 +201,11 @@ struct PairState {
     epoch: u32,
     /// Last delivery time scheduled per direction (lower → higher, higher → lower).
     last_delivery: [SimTime; 2],
-    /// When the last scheduled notification for this pair happens.
-    notify_ready: SimTime,
+    /// A LinkDown notification is scheduled (detection delay) and not yet delivered.
+    down_pending: bool,
+    /// Generation of the pending notification: a queued Notify with another generation
+    /// was cancelled.
+    notify_generation: u32,
 }
 
 fn pair(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
@@ -217,6 +228,7 @@ pub struct Simulation<'t, P: Protocol> {
     tokens_in_flight: u32,
     in_cs: u32,
     pending_notifications: usize,
+    pending_notify_at: Vec<u32>,
     touched: Vec<NodeId>,
     pending_changes: VecDeque<(LinkChange, NodeId, NodeId)>,
     parked: Vec<Parked<P::Msg>>,
@@ -253,6 +265,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             tokens_in_flight: 0,
             in_cs: 0,
             pending_notifications: 0,
+            pending_notify_at: vec![0; n],
             touched: Vec::new(),
             pending_changes: VecDeque::new(),
             parked: Vec::new(),
@@ -302,6 +315,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             tokens_in_flight: self.tokens_in_flight,
             in_cs: self.in_cs,
             pending_notifications: self.pending_notifications,
+            pending_notify_at: &self.pending_notify_at,
             touched: &self.touched,
             counters: &self.counters,
         }
@@ -334,6 +348,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             self.handle(event, observer, index);
             observer.after_event(&self.world(index));
         }
+        self.counters.changes_pending_at_end = self.pending_changes.len() as u64;
         // Observers integrate over the whole run, up to its configured end.
         self.now = self.config.duration;
         let index = self.counters.events;
@@ -360,9 +375,18 @@ impl<'t, P: Protocol> Simulation<'t, P> {
                     }
                 }
             }
-            Event::Notify { a, b, up } => {
-                self.pending_notifications -= 1;
-                self.notify(a, b, up)
+            Event::Notify { a, b, generation } => {
+                let state = self.pairs.entry(pair(a, b)).or_default();
+                if state.down_pending && state.notify_generation == generation {
+                    state.down_pending = false;
+                    self.pending_notifications -= 1;
+                    self.pending_notify_at[a as usize] -= 1;
+                    self.pending_notify_at[b as usize] -= 1;
+                    self.notify(a, b, false);
+                    if self.config.network.changes == ChangeMode::Serialize {
+                        self.apply_pending(observer, index);
+                    }
+                }
             }
             Event::Deliver(m) => self.deliver(m, observer, index),
             Event::Request(node) => self.request(node),
@@ -371,9 +395,10 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         }
     }
 
-    /// `serialize` mode: applies queued changes while nothing is in flight.
+    /// `serialize` mode: applies queued changes while nothing is in flight and no
+    /// notification is pending.
     fn apply_pending<O: Observer<P>>(&mut self, observer: &mut O, index: u64) {
-        while self.in_flight == 0 {
+        while self.in_flight == 0 && self.pending_notifications == 0 {
             let Some((change, a, b)) = self.pending_changes.pop_front() else {
                 break;
             };
@@ -390,25 +415,58 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         index: u64,
     ) {
         self.counters.topology_changes += 1;
-        let now = self.now;
-        let state = self.pairs.entry(pair(a, b)).or_default();
         let up = change == LinkChange::Up;
-        let notify_at = if up {
+        let detection = self.config.network.detection_delay;
+        let drop = self.config.network.link_break == LinkBreak::Drop;
+        let state = self.pairs.entry(pair(a, b)).or_default();
+        // What the endpoints must be told: nothing when a break heals before it was
+        // detected (the endpoints never noticed it), at once for a link-up, and after the
+        // detection delay for a break.
+        enum Tell {
+            Now,
+            Later(u32),
+            Nothing,
+        }
+        let tell = if up {
             self.graph.add_edge(a, b);
-            now.max(state.notify_ready)
+            if state.down_pending {
+                state.down_pending = false;
+                state.notify_generation = state.notify_generation.wrapping_add(1);
+                self.pending_notifications -= 1;
+                self.pending_notify_at[a as usize] -= 1;
+                self.pending_notify_at[b as usize] -= 1;
+                Tell::Nothing
+            } else {
+                Tell::Now
+            }
         } else {
             self.graph.remove_edge(a, b);
             state.epoch = state.epoch.wrapping_add(1);
-            now.after(self.config.network.detection_delay)
-                .max(state.notify_ready)
+            if drop {
+                // Messages in flight are lost, so they must not hold back new ones.
+                state.last_delivery = [SimTime::ZERO; 2];
+            }
+            if detection.0 == 0 {
+                Tell::Now
+            } else {
+                state.down_pending = true;
+                state.notify_generation = state.notify_generation.wrapping_add(1);
+                Tell::Later(state.notify_generation)
+            }
         };
-        state.notify_ready = notify_at;
         observer.on_change(change, a, b, &self.world(index));
-        if notify_at == now {
-            self.notify(a, b, up);
-        } else {
-            self.pending_notifications += 1;
-            self.queue.push(notify_at, Event::Notify { a, b, up });
+        match tell {
+            Tell::Now => self.notify(a, b, up),
+            Tell::Later(generation) => {
+                self.pending_notifications += 1;
+                self.pending_notify_at[a as usize] += 1;
+                self.pending_notify_at[b as usize] += 1;
+                self.queue.push(
+                    self.now.after(detection),
+                    Event::Notify { a, b, generation },
+                );
+            }
+            Tell::Nothing => {}
         }
         if up && !self.parked.is_empty() {
             self.retry_parked();

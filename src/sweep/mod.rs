@@ -6,5 +6,6 @@
 //! - [`plan`]: the plan: axes, the cartesian product × replications × algorithms, run
 //!   keys and seeds.
 
+pub mod execute;
 pub mod plan;
 pub mod spec;

@@ -1,0 +1,210 @@
+//! The Parquet store of one experiment: `results/<experiment>/{runs,changes,requests}/`.
+//!
+//! Results arrive in batches; each batch becomes one chunk per table, named after the
+//! batch's lowest run index (`chunk-00000042.parquet`), written atomically (temporary file,
+//! fsync, rename). The `runs` chunk is written last and is the commit marker: a run counts
+//! as done only once its `runs` row exists, and `changes`/`requests` chunks without a
+//! `runs` chunk of the same name (a kill between the writes) are removed on open.
+//!
+//! Compaction concatenates each table's chunks, sorts rows by run index (stably, so rows
+//! of one run keep their order) and writes one file per table. The result depends only on
+//! which runs exist, never on how they were batched, threaded or sharded, so compacted
+//! tables are byte-identical for the same spec.
+
+use super::tables::{RunRecord, changes_frame, requests_frame, runs_frame, tool_version};
+use crate::output::write_atomically;
+use anyhow::{Context, bail};
+use polars::prelude::*;
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+
+/// The three tables, in write order (`runs` last: the commit marker).
+pub const TABLES: [&str; 3] = ["changes", "requests", "runs"];
+
+/// One experiment's result directory.
+pub struct Store {
+    dir: PathBuf,
+}
+
+fn chunk_name(first_index: usize) -> String {
+    format!("chunk-{first_index:08}.parquet")
+}
+
+fn write_parquet(path: &Path, df: &mut DataFrame) -> anyhow::Result<()> {
+    let mut result = Ok(());
+    write_atomically(path, |w| {
+        result = ParquetWriter::new(w)
+            .set_parallel(false)
+            .finish(df)
+            .map(|_| ());
+        Ok(())
+    })
+    .with_context(|| format!("writing {}", path.display()))?;
+    anyhow::Context::with_context(result, || format!("encoding {}", path.display()))
+}
+
+fn read_parquet(path: &Path) -> anyhow::Result<DataFrame> {
+    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let df = ParquetReader::new(file).finish();
+    anyhow::Context::with_context(df, || {
+        format!("reading {} (corrupt chunk?)", path.display())
+    })
+}
+
+fn parquet_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    if dir.exists() {
+        for entry in fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "parquet") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+impl Store {
+    /// Opens (creating) `dir` and removes chunks orphaned by an interrupted batch.
+    pub fn open(dir: &Path) -> anyhow::Result<Self> {
+        for table in TABLES {
+            fs::create_dir_all(dir.join(table))
+                .with_context(|| format!("creating {}", dir.join(table).display()))?;
+        }
+        let store = Store {
+            dir: dir.to_path_buf(),
+        };
+        let committed: Vec<_> = parquet_files(&dir.join("runs"))?
+            .iter()
+            .filter_map(|p| p.file_name().map(|n| n.to_owned()))
+            .collect();
+        for table in ["changes", "requests"] {
+            for path in parquet_files(&dir.join(table))? {
+                if path
+                    .file_name()
+                    .is_some_and(|n| !committed.iter().any(|c| c == n))
+                {
+                    fs::remove_file(&path)
+                        .with_context(|| format!("removing orphan {}", path.display()))?;
+                }
+            }
+        }
+        Ok(store)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Every run already stored: run key → tool version that produced it.
+    pub fn completed(&self) -> anyhow::Result<BTreeMap<String, String>> {
+        let mut done = BTreeMap::new();
+        let mut files = parquet_files(&self.dir.join("runs"))?;
+        let compacted = self.dir.join("runs.parquet");
+        if compacted.exists() {
+            files.push(compacted);
+        }
+        for path in files {
+            let df = read_parquet(&path)?;
+            let keys = df.column("run_key")?.str()?.clone();
+            let versions = df.column("tool_version")?.str()?.clone();
+            for (k, v) in keys.iter().zip(versions.iter()) {
+                if let (Some(k), Some(v)) = (k, v) {
+                    done.insert(k.to_string(), v.to_string());
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    /// Refuses to mix versions: every stored run must come from this linkrev.
+    pub fn check_version(&self) -> anyhow::Result<()> {
+        let ours = tool_version();
+        if let Some((key, theirs)) = self.completed()?.into_iter().find(|(_, v)| *v != ours) {
+            bail!(
+                "{} holds results from {theirs} (e.g. run {key}), this is {ours}: \
+                 use another results directory or remove that one, so that versions are not mixed",
+                self.dir.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// Writes one batch as one chunk per table (the `runs` chunk last).
+    pub fn write_batch(&self, records: &[RunRecord]) -> anyhow::Result<()> {
+        let Some(first) = records.iter().map(|r| r.run.index).min() else {
+            return Ok(());
+        };
+        let name = chunk_name(first);
+        for table in TABLES {
+            let mut df = match table {
+                "changes" => changes_frame(records)?,
+                "requests" => requests_frame(records)?,
+                _ => runs_frame(records)?,
+            };
+            write_parquet(&self.dir.join(table).join(&name), &mut df)?;
+        }
+        Ok(())
+    }
+
+    /// Merges each table's chunks (and any earlier compacted file) into
+    /// `<table>.parquet`, sorted by run index, then removes the chunks.
+    pub fn compact(&self) -> anyhow::Result<()> {
+        for table in TABLES {
+            let compacted = self.dir.join(format!("{table}.parquet"));
+            let mut parts = parquet_files(&self.dir.join(table))?;
+            if parts.is_empty() {
+                continue;
+            }
+            if compacted.exists() {
+                parts.push(compacted.clone());
+            }
+            let frames = parts
+                .iter()
+                .map(|p| read_parquet(p))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let mut all = concat_frames(frames)?;
+            all = all.sort(
+                ["run_index"],
+                SortMultipleOptions::default().with_maintain_order(true),
+            )?;
+            all.rechunk_mut();
+            write_parquet(&compacted, &mut all)?;
+            for p in parts.iter().filter(|p| **p != compacted) {
+                fs::remove_file(p).with_context(|| format!("removing {}", p.display()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A table read back whole (compacted file plus any chunks), sorted by run index.
+    pub fn read_table(&self, table: &str) -> anyhow::Result<DataFrame> {
+        let mut parts = parquet_files(&self.dir.join(table))?;
+        let compacted = self.dir.join(format!("{table}.parquet"));
+        if compacted.exists() {
+            parts.push(compacted);
+        }
+        let frames = parts
+            .iter()
+            .map(|p| read_parquet(p))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let all = concat_frames(frames)?;
+        Ok(all.sort(
+            ["run_index"],
+            SortMultipleOptions::default().with_maintain_order(true),
+        )?)
+    }
+}
+
+fn concat_frames(frames: Vec<DataFrame>) -> anyhow::Result<DataFrame> {
+    let mut iter = frames.into_iter();
+    let Some(mut all) = iter.next() else {
+        return Ok(DataFrame::empty());
+    };
+    for df in iter {
+        all.vstack_mut(&df)?;
+    }
+    Ok(all)
+}

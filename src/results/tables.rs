@@ -1,0 +1,287 @@
+//! Records → polars DataFrames, in long format: one row per run (`runs`), per topology
+//! change (`changes`), per CS request (`requests`). Every row carries the run index and
+//! key, the experiment, algorithm, replication, seed, tool version and every parameter
+//! value, so any table can be grouped or joined without a second source.
+//!
+//! Wall-clock time is deliberately not stored: it differs between machines and thread
+//! counts, and the stored tables must be byte-identical for the same spec.
+
+use crate::run::RunOutput;
+use crate::sweep::plan::{ParamValue, PlannedRun};
+use crate::topology::stats::MobilityStats;
+use polars::prelude::*;
+
+/// Everything one finished run contributes to the store.
+#[derive(Clone, Debug)]
+pub struct RunRecord {
+    pub experiment: String,
+    pub run: PlannedRun,
+    pub output: RunOutput,
+    /// Mobility covariates of the run's trace at its range.
+    pub mobility: MobilityStats,
+}
+
+/// linkrev's version, stored in every row so results of different versions are never
+/// silently mixed.
+pub fn tool_version() -> String {
+    format!("linkrev {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Builds the identifying columns, repeating each record's values `counts[i]` times.
+fn id_columns(records: &[RunRecord], counts: &[usize]) -> Vec<Column> {
+    let repeat = |f: &dyn Fn(&RunRecord) -> String| -> Vec<String> {
+        records
+            .iter()
+            .zip(counts)
+            .flat_map(|(r, &n)| std::iter::repeat_n(f(r), n))
+            .collect()
+    };
+    let index: Vec<u64> = records
+        .iter()
+        .zip(counts)
+        .flat_map(|(r, &n)| std::iter::repeat_n(r.run.index as u64, n))
+        .collect();
+    let replication: Vec<u32> = records
+        .iter()
+        .zip(counts)
+        .flat_map(|(r, &n)| std::iter::repeat_n(r.run.replication, n))
+        .collect();
+    let seed: Vec<u64> = records
+        .iter()
+        .zip(counts)
+        .flat_map(|(r, &n)| std::iter::repeat_n(r.run.seed, n))
+        .collect();
+    let mut columns = vec![
+        Column::new("run_index".into(), index),
+        Column::new("run_key".into(), repeat(&|r| r.run.key.clone())),
+        Column::new("experiment".into(), repeat(&|r| r.experiment.clone())),
+        Column::new(
+            "algorithm".into(),
+            repeat(&|r| r.run.algorithm.name().to_string()),
+        ),
+        Column::new("replication".into(), replication),
+        Column::new("seed".into(), seed),
+        Column::new("tool_version".into(), repeat(&|_| tool_version())),
+    ];
+    // Parameters: one column each, typed by the values (a spec gives one type per key).
+    if let Some(first) = records.first() {
+        for (i, (name, sample)) in first.run.params.iter().enumerate() {
+            let values = records
+                .iter()
+                .zip(counts)
+                .flat_map(|(r, &n)| std::iter::repeat_n(&r.run.params[i].1, n));
+            let column = match sample {
+                ParamValue::Int(_) => Column::new(
+                    name.as_str().into(),
+                    values
+                        .map(|v| {
+                            if let ParamValue::Int(x) = v {
+                                Some(*x)
+                            } else {
+                                None
+                            }
+                        })
+                        .collect::<Vec<_>>(),
+                ),
+                ParamValue::Float(_) => Column::new(
+                    name.as_str().into(),
+                    values
+                        .map(|v| match v {
+                            ParamValue::Float(x) => Some(*x),
+                            ParamValue::Int(x) => Some(*x as f64),
+                            ParamValue::Text(_) => None,
+                        })
+                        .collect::<Vec<_>>(),
+                ),
+                ParamValue::Text(_) => Column::new(
+                    name.as_str().into(),
+                    values.map(|v| v.to_string()).collect::<Vec<_>>(),
+                ),
+            };
+            columns.push(column);
+        }
+    }
+    columns
+}
+
+fn frame(columns: Vec<Column>) -> PolarsResult<DataFrame> {
+    let height = columns.first().map_or(0, Column::len);
+    DataFrame::new(height, columns)
+}
+
+/// One row per run: identification, parameters, metrics and mobility covariates.
+pub fn runs_frame(records: &[RunRecord]) -> PolarsResult<DataFrame> {
+    let ones = vec![1; records.len()];
+    let mut columns = id_columns(records, &ones);
+    let s = |f: &dyn Fn(&RunRecord) -> Option<f64>| records.iter().map(f).collect::<Vec<_>>();
+    let u = |f: &dyn Fn(&RunRecord) -> u64| records.iter().map(f).collect::<Vec<_>>();
+    let ou = |f: &dyn Fn(&RunRecord) -> Option<u64>| records.iter().map(f).collect::<Vec<_>>();
+    columns.extend([
+        Column::new("nodes".into(), u(&|r| r.output.summary.nodes as u64)),
+        Column::new(
+            "duration_s".into(),
+            s(&|r| Some(r.output.summary.duration_s)),
+        ),
+        Column::new("events".into(), u(&|r| r.output.summary.events)),
+        Column::new("messages".into(), u(&|r| r.output.summary.messages)),
+        Column::new(
+            "topology_changes".into(),
+            u(&|r| r.output.summary.topology_changes),
+        ),
+        Column::new(
+            "msgs_per_change".into(),
+            s(&|r| r.output.summary.msgs_per_change),
+        ),
+        Column::new(
+            "conv_time_mean".into(),
+            s(&|r| r.output.summary.conv_time_mean),
+        ),
+        Column::new(
+            "conv_time_p95".into(),
+            s(&|r| r.output.summary.conv_time_p95),
+        ),
+        Column::new(
+            "converged_fraction".into(),
+            s(&|r| r.output.summary.converged_fraction),
+        ),
+        Column::new(
+            "censored_changes".into(),
+            ou(&|r| r.output.summary.censored_changes),
+        ),
+        Column::new(
+            "leaderless_fraction".into(),
+            s(&|r| r.output.summary.leaderless_fraction),
+        ),
+        Column::new(
+            "leader_changes".into(),
+            ou(&|r| r.output.summary.leader_changes),
+        ),
+        Column::new("cs_requests".into(), ou(&|r| r.output.summary.cs_requests)),
+        Column::new("cs_entries".into(), ou(&|r| r.output.summary.cs_entries)),
+        Column::new(
+            "cs_waiting_at_end".into(),
+            ou(&|r| r.output.summary.cs_waiting_at_end),
+        ),
+        Column::new("wait_mean".into(), s(&|r| r.output.summary.wait_mean)),
+        Column::new("wait_p95".into(), s(&|r| r.output.summary.wait_p95)),
+        Column::new("msgs_per_cs".into(), s(&|r| r.output.summary.msgs_per_cs)),
+        Column::new(
+            "safety_violations".into(),
+            u(&|r| r.output.summary.safety_violations),
+        ),
+        Column::new(
+            "first_violation".into(),
+            records
+                .iter()
+                .map(|r| {
+                    r.output.summary.first_violation.as_ref().map(|v| {
+                        format!(
+                            "{} at event {} ({:.9} s), nodes {:?}: {}",
+                            v.kind, v.event_index, v.time_s, v.nodes, v.detail
+                        )
+                    })
+                })
+                .collect::<Vec<_>>(),
+        ),
+        Column::new("tokens_lost".into(), u(&|r| r.output.summary.tokens_lost)),
+        Column::new(
+            "messages_lost".into(),
+            u(&|r| r.output.summary.messages_lost),
+        ),
+        Column::new(
+            "mob_link_changes".into(),
+            u(&|r| r.mobility.link_changes as u64),
+        ),
+        Column::new(
+            "mob_link_change_rate".into(),
+            s(&|r| Some(r.mobility.link_change_rate)),
+        ),
+        Column::new(
+            "mob_mean_degree".into(),
+            s(&|r| Some(r.mobility.mean_degree)),
+        ),
+        Column::new(
+            "mob_mean_link_duration".into(),
+            s(&|r| r.mobility.mean_link_duration),
+        ),
+        Column::new(
+            "mob_mean_components".into(),
+            s(&|r| Some(r.mobility.mean_components)),
+        ),
+        Column::new(
+            "mob_frac_time_connected".into(),
+            s(&|r| Some(r.mobility.frac_time_connected)),
+        ),
+        Column::new("mob_mean_speed".into(), s(&|r| Some(r.mobility.mean_speed))),
+    ]);
+    frame(columns)
+}
+
+/// One row per topology change of the leader-election runs.
+pub fn changes_frame(records: &[RunRecord]) -> PolarsResult<DataFrame> {
+    let counts: Vec<usize> = records.iter().map(|r| r.output.changes.len()).collect();
+    let mut columns = id_columns(records, &counts);
+    let rows = || records.iter().flat_map(|r| r.output.changes.iter());
+    columns.extend([
+        Column::new(
+            "time_s".into(),
+            rows().map(|c| c.time_s).collect::<Vec<_>>(),
+        ),
+        Column::new("kind".into(), rows().map(|c| c.kind).collect::<Vec<_>>()),
+        Column::new("a".into(), rows().map(|c| c.a).collect::<Vec<_>>()),
+        Column::new("b".into(), rows().map(|c| c.b).collect::<Vec<_>>()),
+        Column::new(
+            "converged".into(),
+            rows().map(|c| c.converged).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "convergence_time_s".into(),
+            rows().map(|c| c.convergence_time_s).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "messages".into(),
+            rows().map(|c| c.messages).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "censored".into(),
+            rows().map(|c| c.censored).collect::<Vec<_>>(),
+        ),
+    ]);
+    frame(columns)
+}
+
+/// One row per CS request of the mutual-exclusion runs; requests still waiting at the end
+/// have null `entered_s`, `exited_s` and `wait_s`.
+pub fn requests_frame(records: &[RunRecord]) -> PolarsResult<DataFrame> {
+    let counts: Vec<usize> = records.iter().map(|r| r.output.requests.len()).collect();
+    let mut columns = id_columns(records, &counts);
+    let rows = || records.iter().flat_map(|r| r.output.requests.iter());
+    columns.extend([
+        Column::new("node".into(), rows().map(|q| q.node).collect::<Vec<_>>()),
+        Column::new(
+            "requested_s".into(),
+            rows()
+                .map(|q| q.requested.as_secs_f64())
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "entered_s".into(),
+            rows()
+                .map(|q| q.entered.map(|t| t.as_secs_f64()))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "exited_s".into(),
+            rows()
+                .map(|q| q.exited.map(|t| t.as_secs_f64()))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "wait_s".into(),
+            rows()
+                .map(|q| q.entered.map(|t| t.since(q.requested).as_secs_f64()))
+                .collect::<Vec<_>>(),
+        ),
+    ]);
+    frame(columns)
+}

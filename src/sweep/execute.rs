@@ -1,0 +1,203 @@
+//! Runs a plan: in parallel across runs (never inside one), streaming results to the
+//! store in batches, skipping runs already stored, and stopping cleanly on request.
+//!
+//! Memory stays flat as the number of runs grows: only one batch of results is held at
+//! a time. Determinism: each run depends only on its own planned parameters and seed, and
+//! the store's compaction sorts by run index, so the tables are the same for any thread
+//! count, batch size or shard split.
+
+use super::plan::{MobilitySource, Plan, PlannedRun};
+use crate::mobility::Trace;
+use crate::mobility::format::read_trace;
+use crate::mobility::rwp;
+use crate::results::store::Store;
+use crate::results::tables::RunRecord;
+use crate::run::simulate;
+use crate::sim::SimTime;
+use crate::topology::events::link_timeline;
+use crate::topology::stats::mobility_stats;
+use anyhow::Context;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Which part of the plan this process runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based.
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// Parses `K/N` with 1 ≤ K ≤ N.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let (k, n) = text
+            .split_once('/')
+            .ok_or_else(|| format!("expected K/N, got `{text}`"))?;
+        let (index, count): (usize, usize) = (
+            k.trim()
+                .parse()
+                .map_err(|_| format!("`{k}` is not a number"))?,
+            n.trim()
+                .parse()
+                .map_err(|_| format!("`{n}` is not a number"))?,
+        );
+        if count == 0 || index == 0 || index > count {
+            return Err(format!("need 1 <= K <= N, got {index}/{count}"));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether run `index` of the plan belongs to this shard (round robin, so every
+    /// shard gets a similar mix of parameters).
+    pub fn contains(&self, index: usize) -> bool {
+        index % self.count == self.index - 1
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ExecuteOptions {
+    /// Worker threads (default: all cores).
+    pub threads: Option<usize>,
+    pub shard: Option<Shard>,
+    /// Runs per stored chunk (default: 4 per thread, at least 8).
+    pub batch: Option<usize>,
+}
+
+/// What an execution did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExecuteReport {
+    pub planned: usize,
+    pub already_done: usize,
+    pub ran: usize,
+    /// True when a stop was requested before every run of this shard finished.
+    pub interrupted: bool,
+}
+
+/// Progress callbacks (a bar on a terminal, plain lines otherwise).
+pub trait Progress: Sync {
+    fn start(&self, total: usize, already_done: usize);
+    fn advance(&self, runs: usize);
+    fn finish(&self);
+}
+
+/// Loads each trace file once per execution, shared by the worker threads.
+#[derive(Default)]
+struct TraceCache {
+    traces: Mutex<HashMap<PathBuf, Arc<Trace>>>,
+}
+
+impl TraceCache {
+    fn get(&self, path: &Path) -> anyhow::Result<Arc<Trace>> {
+        if let Some(t) = self.traces.lock().expect("cache lock").get(path) {
+            return Ok(Arc::clone(t));
+        }
+        let trace = Arc::new(read_trace(path)?.trace);
+        self.traces
+            .lock()
+            .expect("cache lock")
+            .insert(path.to_path_buf(), Arc::clone(&trace));
+        Ok(trace)
+    }
+}
+
+/// Simulates one planned run, with its mobility covariates.
+pub fn run_one(
+    experiment: &str,
+    run: &PlannedRun,
+    cache_trace: &dyn Fn(&Path) -> anyhow::Result<Arc<Trace>>,
+) -> anyhow::Result<RunRecord> {
+    let trace = match &run.mobility {
+        MobilitySource::Rwp(params) => Arc::new(rwp::generate(params)?),
+        MobilitySource::Trace(path) => cache_trace(path)?,
+    };
+    let timeline = link_timeline(&trace, run.range);
+    let mobility = mobility_stats(&trace, &timeline);
+    let mut config = run.config;
+    config.duration = SimTime::from_secs_f64(run.duration.unwrap_or(trace.duration));
+    let output = simulate(run.algorithm, &timeline, config);
+    Ok(RunRecord {
+        experiment: experiment.to_string(),
+        run: run.clone(),
+        output,
+        mobility,
+    })
+}
+
+/// Runs every run of `plan` (or of one shard) not yet in the store at `dir`.
+/// When all runs of the plan are stored afterwards, the store is compacted.
+pub fn execute(
+    plan: &Plan,
+    dir: &Path,
+    options: &ExecuteOptions,
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> anyhow::Result<ExecuteReport> {
+    let store = Store::open(dir)?;
+    store.check_version()?;
+    let done = store.completed()?;
+    let mine: Vec<&PlannedRun> = plan
+        .runs
+        .iter()
+        .filter(|r| options.shard.is_none_or(|s| s.contains(r.index)))
+        .collect();
+    let todo: Vec<&PlannedRun> = mine
+        .iter()
+        .copied()
+        .filter(|r| !done.contains_key(&r.key))
+        .collect();
+    let mut report = ExecuteReport {
+        planned: mine.len(),
+        already_done: mine.len() - todo.len(),
+        ..Default::default()
+    };
+    let threads = options
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting worker threads")?;
+    let batch = options.batch.unwrap_or((4 * threads).max(8));
+    let cache = TraceCache::default();
+    progress.start(mine.len(), report.already_done);
+    for chunk in todo.chunks(batch) {
+        if stop.load(Ordering::SeqCst) {
+            report.interrupted = true;
+            break;
+        }
+        let results: Vec<Option<anyhow::Result<RunRecord>>> = pool.install(|| {
+            chunk
+                .par_iter()
+                .map(|run| {
+                    if stop.load(Ordering::SeqCst) {
+                        return None;
+                    }
+                    let record = run_one(&plan.experiment, run, &|p| cache.get(p))
+                        .with_context(|| format!("run {}", run.key));
+                    progress.advance(1);
+                    Some(record)
+                })
+                .collect()
+        });
+        let skipped = results.iter().any(Option::is_none);
+        let records: Vec<RunRecord> = results
+            .into_iter()
+            .flatten()
+            .collect::<anyhow::Result<_>>()?;
+        store.write_batch(&records)?;
+        report.ran += records.len();
+        if skipped {
+            report.interrupted = true;
+            break;
+        }
+    }
+    progress.finish();
+    if !report.interrupted && store.completed()?.len() == plan.runs.len() {
+        store.compact()?;
+    }
+    Ok(report)
+}

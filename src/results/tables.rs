@@ -214,6 +214,10 @@ pub fn runs_frame(records: &[RunRecord]) -> PolarsResult<DataFrame> {
         ),
         Column::new("mob_mean_speed".into(), s(&|r| Some(r.mobility.mean_speed))),
     ]);
+    // A parameter column (e.g. `nodes` when swept) already holds what a same-named
+    // metric would repeat; keep the first.
+    let mut seen = std::collections::HashSet::new();
+    columns.retain(|c| seen.insert(c.name().clone()));
     frame(columns)
 }
 

@@ -663,8 +663,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// equal durations written differently get one canonical text.
 fn duration_text(d: Duration) -> String {
     let ns = d.0;
+    if ns == 0 {
+        return "0s".to_string();
+    }
     for (unit, scale) in [("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)] {
-        if ns != 0 && ns.is_multiple_of(scale) {
+        if ns.is_multiple_of(scale) {
             return format!("{}{unit}", ns / scale);
         }
     }

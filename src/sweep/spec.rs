@@ -197,10 +197,25 @@ enum Kind {
 struct Field {
     key: &'static str,
     kind: Kind,
+    /// Whether an omitted key takes [`default_value`] (else it is left out).
+    defaulted: bool,
 }
 
 const fn field(key: &'static str, kind: Kind) -> Field {
-    Field { key, kind }
+    Field {
+        key,
+        kind,
+        defaulted: true,
+    }
+}
+
+/// A key that is left out when omitted: a trace's `duration` defaults to the trace's own.
+const fn optional(key: &'static str, kind: Kind) -> Field {
+    Field {
+        key,
+        kind,
+        defaulted: false,
+    }
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -226,8 +241,8 @@ const RWP_FIELDS: &[Field] = &[
 ];
 
 const TRACE_FIELDS: &[Field] = &[
-    field("traces", Kind::TracePath),
-    field("duration", Kind::Positive),
+    optional("traces", Kind::TracePath),
+    optional("duration", Kind::Positive),
 ];
 
 const NETWORK_FIELDS: &[Field] = &[
@@ -475,8 +490,8 @@ impl Parser<'_> {
         }
     }
 
-    /// Checks one section's keys and values; omitted keys take their defaults (a key
-    /// without default and without value is left out: `duration` of a trace).
+    /// Checks one section's keys and values; omitted keys take their defaults, or are
+    /// left out if they have none (`duration` of a trace).
     fn section(
         &self,
         table: &Table,
@@ -490,7 +505,7 @@ impl Parser<'_> {
             let path = format!("{section}.{}", f.key);
             let name = if f.key == "traces" { "trace" } else { f.key };
             let (values, is_axis) = match table.get(f.key) {
-                None => match default_value(f.key) {
+                None => match default_value(f.key).filter(|_| f.defaulted) {
                     Some(v) => (vec![v], false),
                     None => continue,
                 },

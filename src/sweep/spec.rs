@@ -1043,3 +1043,37 @@ fn check_combinations(spec: &Spec) -> Result<(), InputError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a_matches_the_reference_vectors() {
+        // From the FNV reference (Fowler, Noll, Vo): the offset basis and "a".
+        assert_eq!(fnv1a64(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64("a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64("foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn suggestions_need_a_close_key() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(
+            closest("sped_max", &["speed_min", "speed_max"]),
+            Some("speed_max")
+        );
+        assert_eq!(closest("colour", &["nodes", "area"]), None);
+    }
+
+    #[test]
+    fn durations_get_one_exact_text() {
+        assert_eq!(duration_text(Duration(1_500_000)), "1500us");
+        assert_eq!(duration_text(Duration(2_000_000)), "2ms");
+        assert_eq!(duration_text(Duration(0)), "0s");
+        assert_eq!(
+            canonical_delay("uniform:1000us:0.005s"),
+            canonical_delay("uniform:1ms:5ms")
+        );
+    }
+}

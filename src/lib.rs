@@ -30,6 +30,9 @@
 //!   link-break and topology-change semantics, routed sends) and the CS workload.
 //! - [`observe`]: metric collectors and safety monitors (leader election, mutual
 //!   exclusion), counting violations with a reproducer.
+//! - [`params`]: run parameters written as text (flags, spec values) and their defaults,
+//!   shared by `linkrev run` and sweep specs.
+//! - [`sweep`]: experiment specs (TOML) expanded into a plan of keyed, seeded runs.
 //! - [`run`]: one run of one algorithm: simulation + monitors → records and a summary.
 //! - [`cli`]: the `linkrev` command line; `src/main.rs` only calls [`cli::main`].
 
@@ -42,6 +45,7 @@ pub mod input;
 pub mod mobility;
 pub mod observe;
 pub mod output;
+pub mod params;
 pub mod protocol;
 pub mod results;
 pub mod run;

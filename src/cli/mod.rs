@@ -6,6 +6,7 @@
 
 mod bench_cmd;
 mod run_cmd;
+mod sweep_cmd;
 mod trace_cmd;
 
 use clap::{Parser, Subcommand};
@@ -26,6 +27,8 @@ pub enum Command {
     Trace(trace_cmd::TraceCommand),
     /// Simulate one algorithm on one mobility scenario and print its summary.
     Run(run_cmd::RunArgs),
+    /// Run a parameter sweep from an experiment spec (TOML); --dry-run prints the plan.
+    Sweep(sweep_cmd::SweepArgs),
     /// Reproducible speed measurements, each next to a same-process baseline.
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
@@ -51,6 +54,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Trace(cmd) => trace_cmd::run(cmd),
         Command::Run(args) => run_cmd::run(args),
+        Command::Sweep(args) => sweep_cmd::run(args),
         Command::Bench(cmd) => bench_cmd::run(cmd),
     };
     match result {

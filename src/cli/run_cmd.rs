@@ -1,13 +1,12 @@
 //! `linkrev run`: one simulation, summary as a table or JSON.
 
 use super::Outcome;
-use super::trace_cmd::SETDEST_RANGE;
 use crate::input::InputError;
+use crate::mobility::Trace;
 use crate::mobility::format::read_trace;
-use crate::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist, StartMode};
-use crate::mobility::{Area, Trace};
+use crate::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist};
+use crate::params;
 use crate::run::{Algorithm, RunSummary, simulate};
-use crate::sim::delay::parse_duration;
 use crate::sim::seeds::{self, Purpose};
 use crate::sim::{
     ChangeMode, CsTime, DelayModel, LinkBreak, NetworkConfig, RunConfig, SimTime, WorkloadConfig,
@@ -46,21 +45,21 @@ pub struct RunArgs {
     #[arg(long, value_name = "SPEC")]
     pub rwp: Option<String>,
     /// Radio range, metres.
-    #[arg(long, default_value_t = SETDEST_RANGE, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = params::RANGE, allow_negative_numbers = true)]
     pub range: f64,
     /// CS requests per second per node (mutual exclusion).
-    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = params::RATE, allow_negative_numbers = true)]
     pub rate: f64,
     /// CS duration: seconds (constant) or exp:MEAN (exponential), e.g. 0.1 or exp:0.1.
-    #[arg(long, default_value = "0.1")]
+    #[arg(long, default_value = params::CS_TIME)]
     pub cs_time: String,
     /// Per-hop delay: const:D, uniform:MIN:MAX or exp:MIN:MEAN (units ns, us, ms, s).
-    #[arg(long, default_value = "uniform:1ms:5ms")]
+    #[arg(long, default_value = params::DELAY)]
     pub delay: DelayModel,
     #[arg(long, value_enum, default_value_t = LinkBreakArg::Drain)]
     pub link_break: LinkBreakArg,
     /// Delay between a link break and its detection by the endpoints, e.g. 10ms.
-    #[arg(long, default_value = "0ms")]
+    #[arg(long, default_value = params::DETECTION_DELAY)]
     pub detection_delay: String,
     #[arg(long, value_enum, default_value_t = ChangesArg::Overlap)]
     pub changes: ChangesArg,
@@ -78,21 +77,7 @@ pub struct RunArgs {
 /// Parses `nodes=50,area=1500x300,…` into generator parameters (duration, seed filled).
 pub fn parse_rwp_spec(spec: &str, seed: u64) -> Result<RwpParams, InputError> {
     let err = |msg: String| InputError::parameter("rwp", msg);
-    let mut p = RwpParams {
-        nodes: 50,
-        area: Area {
-            width: 1500.0,
-            height: 300.0,
-        },
-        speed: SpeedDist::Uniform {
-            min: 1.0,
-            max: 20.0,
-        },
-        pause: PauseDist::Constant(30.0),
-        duration: 900.0,
-        start: StartMode::Stationary,
-        seed: seeds::derive(seed, Purpose::Mobility),
-    };
+    let mut p = params::default_rwp(seeds::derive(seed, Purpose::Mobility));
     let number = |key: &str, v: &str| {
         v.trim()
             .parse::<f64>()
@@ -109,15 +94,7 @@ pub fn parse_rwp_spec(spec: &str, seed: u64) -> Result<RwpParams, InputError> {
                     .parse()
                     .map_err(|_| err(format!("nodes: `{value}` is not a count")))?
             }
-            "area" => {
-                let (w, h) = value
-                    .split_once(['x', 'X'])
-                    .ok_or_else(|| err(format!("area: expected WxH, got `{value}`")))?;
-                p.area = Area {
-                    width: number("area", w)?,
-                    height: number("area", h)?,
-                };
-            }
+            "area" => p.area = params::parse_area(value).map_err(|e| err(format!("area: {e}")))?,
             "speed" => {
                 let (lo, hi) = value
                     .split_once(':')
@@ -130,15 +107,7 @@ pub fn parse_rwp_spec(spec: &str, seed: u64) -> Result<RwpParams, InputError> {
             "pause" => p.pause = PauseDist::Constant(number("pause", value)?),
             "duration" => p.duration = number("duration", value)?,
             "start" => {
-                p.start = match value.trim() {
-                    "stationary" => StartMode::Stationary,
-                    "classic" => StartMode::Classic,
-                    other => {
-                        return Err(err(format!(
-                            "start: expected stationary or classic, got `{other}`"
-                        )));
-                    }
-                }
+                p.start = params::parse_start(value).map_err(|e| err(format!("start: {e}")))?
             }
             other => {
                 return Err(err(format!(
@@ -152,26 +121,7 @@ pub fn parse_rwp_spec(spec: &str, seed: u64) -> Result<RwpParams, InputError> {
 }
 
 fn parse_cs_time(text: &str) -> Result<CsTime, InputError> {
-    let err = || {
-        InputError::parameter(
-            "cs-time",
-            format!("expected seconds or exp:MEAN, got `{text}`"),
-        )
-    };
-    let (exponential, number) = match text.strip_prefix("exp:") {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    };
-    let seconds: f64 = number.trim().parse().map_err(|_| err())?;
-    if !(seconds.is_finite() && seconds >= 0.0) {
-        return Err(err());
-    }
-    let d = crate::sim::Duration::from_secs_f64(seconds);
-    Ok(if exponential {
-        CsTime::Exponential { mean: d }
-    } else {
-        CsTime::Constant(d)
-    })
+    params::parse_cs_time(text).map_err(|e| InputError::parameter("cs-time", e))
 }
 
 /// Loads or generates the mobility and extracts its link timeline.
@@ -224,7 +174,7 @@ fn run_config(args: &RunArgs, trace: &Trace) -> Result<RunConfig, InputError> {
     } else {
         None
     };
-    let detection_delay = parse_duration(&args.detection_delay)
+    let detection_delay = params::parse_detection_delay(&args.detection_delay)
         .map_err(|e| InputError::parameter("detection-delay", e))?;
     Ok(RunConfig {
         network: NetworkConfig {

@@ -14,7 +14,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 /// setdest's hard-coded radio range, metres.
-pub const SETDEST_RANGE: f64 = 250.0;
+pub const SETDEST_RANGE: f64 = crate::params::RANGE;
 
 #[derive(Debug, Subcommand)]
 pub enum TraceCommand {

@@ -55,13 +55,18 @@ pub struct PlannedRun {
     /// Run seed (`config.seed`), equal for all algorithms of one parameter point and
     /// replication.
     pub seed: u64,
+    /// The text the seed derives from: the key without the algorithm, with every
+    /// parameter (fixed ones too), e.g. `me-load/area=1500x300/…/speed_max=20.0/rep=3`.
+    /// Kept so that stored results can be matched against the exact parameters.
+    pub seed_text: String,
     /// Every parameter value, sorted by name (the algorithm and replication excluded).
     pub params: Vec<(String, ParamValue)>,
     pub mobility: MobilitySource,
     /// Radio range, metres.
     pub range: f64,
-    /// Network, workload, duration (for traces: `None` until the trace is read, meaning
-    /// the trace's own duration) and seed.
+    /// Network, workload, duration and seed. For a trace without a `duration` in the spec
+    /// `config.duration` is a zero placeholder: the executor sets it to the trace's own
+    /// duration once the trace is read (see `duration`).
     pub config: RunConfig,
     /// Simulated duration in seconds, or `None` for a trace's own duration.
     pub duration: Option<f64>,
@@ -77,4 +82,18 @@ pub struct Plan {
     pub replications: u32,
     pub algorithms: Vec<Algorithm>,
     pub runs: Vec<PlannedRun>,
+}
+
+impl Plan {
+    /// Simulated node-seconds over all runs (nodes × duration), a measure of the work;
+    /// `None` when some run reads a trace, whose size is unknown until it is read.
+    pub fn node_seconds(&self) -> Option<f64> {
+        self.runs
+            .iter()
+            .map(|r| match (&r.mobility, r.duration) {
+                (MobilitySource::Rwp(p), Some(d)) => Some(p.nodes as f64 * d),
+                _ => None,
+            })
+            .sum()
+    }
 }

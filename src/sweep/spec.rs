@@ -1,1 +1,1079 @@
-//! Experiment specs. (Being written.)
+//! Experiment specs: a TOML file describing a sweep, validated completely before any run
+//! starts, and expanded into a [`Plan`].
+//!
+//! # Format (see also `analysis/README.md`)
+//!
+//! ```toml
+//! name = "me-load"              # [A-Za-z0-9_-]+, it becomes a directory name
+//! master_seed = 1
+//! replications = 30
+//! algorithms = ["me-rl", "me-raymond"]
+//!
+//! [mobility]                    # random-waypoint keys, or `traces = [...]`, not both
+//! nodes = 50
+//! area = "1500x300"
+//! speed_min = 1.0
+//! speed_max = [5.0, 10.0, 20.0] # a list: a sweep axis
+//! speed_dist = "uniform"        # or "normal" (setdest -s 2)
+//! pause = 30.0
+//! pause_dist = "constant"       # or "uniform" (on [0, 2·pause], setdest -P 2)
+//! duration = 900.0
+//! start = "stationary"          # or "classic"
+//!
+//! [network]                     # optional
+//! range = 250.0
+//! delay = "uniform:1ms:5ms"
+//! link_break = "drain"          # or "drop"
+//! changes = "overlap"           # or "serialize"
+//! detection_delay = "0ms"
+//!
+//! [workload]                    # required iff an algorithm is me-*
+//! rate = [0.01, 0.02, 0.05]     # required in [workload]
+//! cs_time = 0.1                 # or "exp:0.1"
+//! ```
+//!
+//! # Decisions
+//!
+//! - **Explicit schema over serde derive.** The file is parsed into a `toml::Table` and
+//!   walked key by key, because every error must name the file, the key path (with the
+//!   list index, `mobility.speed_max[1]`) and the problem, and because any scalar may
+//!   also be written as a list; a derived deserializer reports neither well.
+//! - **Parameter names** are the TOML keys without their section (`speed_max`, `rate`,
+//!   `delay`); they are unique across sections. The one exception is `traces`, whose
+//!   values are named `trace` (one per run). These names appear in run keys, in
+//!   [`Plan::axes`] and in [`PlannedRun::params`].
+//! - **A list is an axis**, even with one element; a scalar is a fixed parameter. Values
+//!   are canonicalised (integers written for floats become floats, durations get an exact
+//!   unit, areas `WxH`), so `pause = 30` and `pause = 30.0` give the same key, and a list
+//!   with two equal values is refused rather than silently running a point twice.
+//! - **Defaults** for omitted keys are `linkrev run`'s (from [`crate::params`]), so a
+//!   planned run can be reproduced with `linkrev run --seed SEED` and the same values.
+//!   `name`, `master_seed`, `replications`, `algorithms`, `[mobility]` and, with a
+//!   mutual-exclusion algorithm, `[workload]` and its `rate` have no default: a sweep
+//!   should say what it sweeps.
+//! - **`speed_min == speed_max` is allowed** (a constant speed, which the generator
+//!   supports); `speed_min > speed_max` is an error.
+//! - **Cross-key checks run for every combination** of the mobility axes (vmin ≤ vmax, a
+//!   stationary start needs vmin > 0, the generator's size limit), naming the
+//!   combination, so a sweep never fails half-way on a bad corner of its grid.
+//! - **Workload parameters apply to mutual exclusion only.** Leader-election runs do not
+//!   carry `rate` or `cs_time`, and are not repeated along their axes.
+
+use super::plan::{MobilitySource, ParamValue, Plan, PlannedRun};
+use crate::input::{InputError, Location};
+use crate::mobility::rwp::{PauseDist, RwpParams, SpeedDist};
+use crate::params;
+use crate::run::Algorithm;
+use crate::sim::seeds::{self, Purpose};
+use crate::sim::{DelayModel, Duration, NetworkConfig, RunConfig, SimTime, WorkloadConfig};
+use std::path::{Path, PathBuf};
+use toml::{Table, Value};
+
+/// Upper limit on the number of runs of one plan: beyond it a spec is almost certainly a
+/// mistake (a replication count in the wrong place), and the plan alone would take
+/// gigabytes.
+pub const MAX_RUNS: u64 = 2_000_000;
+
+/// Which runs a parameter belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every run.
+    All,
+    /// Mutual-exclusion runs only (the workload).
+    MutualExclusion,
+}
+
+/// One parameter of a spec with its values, validated and canonicalised.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpecParam {
+    /// Short name, used in keys and tables (`speed_max`).
+    pub name: &'static str,
+    /// Key path in the file (`mobility.speed_max`).
+    pub path: String,
+    /// One value for a fixed parameter, one or more for an axis.
+    pub values: Vec<ParamValue>,
+    /// Written as a list.
+    pub is_axis: bool,
+    pub scope: Scope,
+}
+
+impl SpecParam {
+    /// The key path of value `index`: `mobility.speed_max[1]` for an axis.
+    pub fn element_path(&self, index: usize) -> String {
+        if self.is_axis {
+            format!("{}[{index}]", self.path)
+        } else {
+            self.path.clone()
+        }
+    }
+}
+
+/// Where the spec's mobility comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MobilityKind {
+    RandomWaypoint,
+    /// Trace files; the `trace` parameter holds their paths as written, relative to the
+    /// spec's directory.
+    Traces,
+}
+
+/// A validated experiment spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spec {
+    /// The file, as given (used in error messages).
+    pub path: PathBuf,
+    pub name: String,
+    pub master_seed: u64,
+    pub replications: u32,
+    /// In the order written.
+    pub algorithms: Vec<Algorithm>,
+    pub mobility: MobilityKind,
+    /// Every parameter, in name order.
+    pub params: Vec<SpecParam>,
+}
+
+impl Spec {
+    pub fn param(&self, name: &str) -> Option<&SpecParam> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    /// The directory trace paths are relative to.
+    fn base_dir(&self) -> PathBuf {
+        self.path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+}
+
+/// Reads, parses and validates a spec file, then expands it.
+pub fn plan_from_file(path: &Path) -> Result<Plan, InputError> {
+    expand(&load(path)?)
+}
+
+/// Reads and validates a spec file. Cross-key checks that need every combination of
+/// axes are done by [`expand`].
+pub fn load(path: &Path) -> Result<Spec, InputError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError::file(path, format!("cannot read the spec: {e}")))?;
+    parse(&text, path)
+}
+
+/// Validates spec text; `path` names the file in errors and anchors relative trace paths.
+pub fn parse(text: &str, path: &Path) -> Result<Spec, InputError> {
+    let file = path.display().to_string();
+    let table: Table = toml::from_str(text).map_err(|e| {
+        let location = match e.span() {
+            Some(span) => Location::line(&file, 1 + text[..span.start].matches('\n').count()),
+            None => Location::file(&file),
+        };
+        InputError::new(location, format!("not valid TOML: {}", e.message().trim()))
+    })?;
+    Parser { file, path }.spec(&table)
+}
+
+// ---------------------------------------------------------------------------------------
+// Schema
+
+/// How a value is checked and canonicalised.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    /// An integer ≥ 1.
+    Count,
+    /// A finite number ≥ 0.
+    NonNegative,
+    /// A finite number > 0.
+    Positive,
+    /// One of these words.
+    Choice(&'static [&'static str]),
+    Area,
+    Delay,
+    Duration,
+    CsTime,
+    /// An existing file, relative to the spec's directory.
+    TracePath,
+}
+
+struct Field {
+    key: &'static str,
+    kind: Kind,
+    /// Whether an omitted key takes [`default_value`] (else it is left out).
+    defaulted: bool,
+}
+
+const fn field(key: &'static str, kind: Kind) -> Field {
+    Field {
+        key,
+        kind,
+        defaulted: true,
+    }
+}
+
+/// A key that is left out when omitted: a trace's `duration` defaults to the trace's own.
+const fn optional(key: &'static str, kind: Kind) -> Field {
+    Field {
+        key,
+        kind,
+        defaulted: false,
+    }
+}
+
+const TOP_KEYS: &[&str] = &[
+    "name",
+    "master_seed",
+    "replications",
+    "algorithms",
+    "mobility",
+    "network",
+    "workload",
+];
+
+const RWP_FIELDS: &[Field] = &[
+    field("nodes", Kind::Count),
+    field("area", Kind::Area),
+    field("speed_min", Kind::NonNegative),
+    field("speed_max", Kind::Positive),
+    field("speed_dist", Kind::Choice(&["uniform", "normal"])),
+    field("pause", Kind::NonNegative),
+    field("pause_dist", Kind::Choice(&["constant", "uniform"])),
+    field("duration", Kind::Positive),
+    field("start", Kind::Choice(&["stationary", "classic"])),
+];
+
+const TRACE_FIELDS: &[Field] = &[
+    optional("traces", Kind::TracePath),
+    optional("duration", Kind::Positive),
+];
+
+const NETWORK_FIELDS: &[Field] = &[
+    field("range", Kind::Positive),
+    field("delay", Kind::Delay),
+    field("link_break", Kind::Choice(&["drain", "drop"])),
+    field("changes", Kind::Choice(&["overlap", "serialize"])),
+    field("detection_delay", Kind::Duration),
+];
+
+const WORKLOAD_FIELDS: &[Field] = &[
+    field("rate", Kind::Positive),
+    field("cs_time", Kind::CsTime),
+];
+
+/// `linkrev run`'s default for an omitted key, canonicalised like a written value;
+/// `None` for keys without one.
+fn default_value(key: &str) -> Option<ParamValue> {
+    let rwp = params::default_rwp(0);
+    let (speed_min, speed_max) = rwp.speed.bounds();
+    let text = |s: &str| Some(ParamValue::Text(s.to_string()));
+    match key {
+        "nodes" => Some(ParamValue::Int(rwp.nodes as i64)),
+        "area" => text(&format!("{}x{}", rwp.area.width, rwp.area.height)),
+        "speed_min" => Some(ParamValue::Float(speed_min)),
+        "speed_max" => Some(ParamValue::Float(speed_max)),
+        "speed_dist" => text("uniform"),
+        "pause" => Some(ParamValue::Float(rwp.pause.mean())),
+        "pause_dist" => text("constant"),
+        "duration" => Some(ParamValue::Float(rwp.duration)),
+        "start" => text("stationary"),
+        "range" => Some(ParamValue::Float(params::RANGE)),
+        "delay" => canonical_delay(params::DELAY).ok(),
+        "link_break" => text(params::LINK_BREAK),
+        "changes" => text(params::CHANGES),
+        "detection_delay" => canonical_duration(params::DETECTION_DELAY).ok(),
+        "cs_time" => canonical_cs_time(params::CS_TIME).ok(),
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Validation
+
+struct Parser<'a> {
+    file: String,
+    path: &'a Path,
+}
+
+impl Parser<'_> {
+    fn err(&self, key_path: &str, message: impl Into<String>) -> InputError {
+        InputError::new(Location::file(&self.file).with_field(key_path), message)
+    }
+
+    fn spec(&self, table: &Table) -> Result<Spec, InputError> {
+        self.unknown_keys(table, "", TOP_KEYS)?;
+        let name = self.required(table, "name")?;
+        let name = match name {
+            Value::String(s)
+                if !s.is_empty()
+                    && s.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') =>
+            {
+                s.clone()
+            }
+            Value::String(s) => {
+                return Err(self.err(
+                    "name",
+                    format!(
+                        "`{s}` is not a valid experiment name: use letters, digits, `_` and \
+                         `-` only (it becomes a directory name)"
+                    ),
+                ));
+            }
+            other => return Err(self.wrong_type("name", "a string", other)),
+        };
+        let master_seed = match self.required(table, "master_seed")? {
+            Value::Integer(i) if *i >= 0 => *i as u64,
+            Value::Integer(i) => {
+                return Err(self.err(
+                    "master_seed",
+                    format!("must be a non-negative integer, got {i}"),
+                ));
+            }
+            other => return Err(self.wrong_type("master_seed", "an integer", other)),
+        };
+        let replications = match self.required(table, "replications")? {
+            Value::Integer(i) if (1..=i64::from(u32::MAX)).contains(i) => *i as u32,
+            Value::Integer(i) => {
+                return Err(self.err(
+                    "replications",
+                    format!("must be a positive integer, got {i}"),
+                ));
+            }
+            other => return Err(self.wrong_type("replications", "an integer", other)),
+        };
+        let algorithms = self.algorithms(self.required(table, "algorithms")?)?;
+
+        let mut params = Vec::new();
+        let mobility = match self.required(table, "mobility")? {
+            Value::Table(t) => self.mobility(t, &mut params)?,
+            other => return Err(self.wrong_type("mobility", "a table [mobility]", other)),
+        };
+        match table.get("network") {
+            None => self.section(&Table::new(), "network", NETWORK_FIELDS, &mut params)?,
+            Some(Value::Table(t)) => self.section(t, "network", NETWORK_FIELDS, &mut params)?,
+            Some(other) => return Err(self.wrong_type("network", "a table [network]", other)),
+        }
+        let needs_workload = algorithms.iter().any(|a| a.is_mutual_exclusion());
+        match (table.get("workload"), needs_workload) {
+            (None, false) => {}
+            (None, true) => {
+                return Err(self.err(
+                    "workload",
+                    "missing required section [workload] (with `rate`): mutual-exclusion \
+                     algorithms need a request workload",
+                ));
+            }
+            (Some(Value::Table(_)), false) => {
+                return Err(self.err(
+                    "workload",
+                    "no algorithm of this spec uses a workload (only me-* algorithms do); \
+                     remove [workload]",
+                ));
+            }
+            (Some(Value::Table(t)), true) => {
+                if !t.contains_key("rate") {
+                    return Err(self.err("workload.rate", "missing required key"));
+                }
+                let start = params.len();
+                self.section(t, "workload", WORKLOAD_FIELDS, &mut params)?;
+                for p in &mut params[start..] {
+                    p.scope = Scope::MutualExclusion;
+                }
+            }
+            (Some(other), _) => {
+                return Err(self.wrong_type("workload", "a table [workload]", other));
+            }
+        }
+        params.sort_by_key(|p| p.name);
+        Ok(Spec {
+            path: self.path.to_path_buf(),
+            name,
+            master_seed,
+            replications,
+            algorithms,
+            mobility,
+            params,
+        })
+    }
+
+    fn required<'t>(&self, table: &'t Table, key: &str) -> Result<&'t Value, InputError> {
+        table
+            .get(key)
+            .ok_or_else(|| self.err(key, "missing required key"))
+    }
+
+    fn wrong_type(&self, key_path: &str, expected: &str, got: &Value) -> InputError {
+        self.err(
+            key_path,
+            format!("wrong type: expected {expected}, got {}", describe(got)),
+        )
+    }
+
+    /// Refuses keys outside `known`, suggesting the closest known one.
+    fn unknown_keys(&self, table: &Table, prefix: &str, known: &[&str]) -> Result<(), InputError> {
+        for key in table.keys() {
+            if !known.contains(&key.as_str()) {
+                let hint = match closest(key, known) {
+                    Some(k) => format!("; did you mean `{k}`?"),
+                    None => format!(" (known: {})", known.join(", ")),
+                };
+                return Err(self.err(&format!("{prefix}{key}"), format!("unknown key{hint}")));
+            }
+        }
+        Ok(())
+    }
+
+    fn algorithms(&self, value: &Value) -> Result<Vec<Algorithm>, InputError> {
+        let names = ["le-malpani", "me-rl", "me-raymond"];
+        let items: Vec<(String, &Value)> = match value {
+            Value::Array(a) if a.is_empty() => {
+                return Err(self.err("algorithms", "empty list: give at least one algorithm"));
+            }
+            Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (format!("algorithms[{i}]"), v))
+                .collect(),
+            v => vec![("algorithms".to_string(), v)],
+        };
+        let mut out: Vec<Algorithm> = Vec::new();
+        for (path, v) in items {
+            let Value::String(s) = v else {
+                return Err(self.wrong_type(&path, "an algorithm name (a string)", v));
+            };
+            let algo = match s.as_str() {
+                "le-malpani" => Algorithm::LeMalpani,
+                "me-rl" => Algorithm::MeRl,
+                "me-raymond" => Algorithm::MeRaymond,
+                other => {
+                    let hint = closest(other, &names)
+                        .map(|k| format!("did you mean `{k}`? "))
+                        .unwrap_or_default();
+                    return Err(self.err(
+                        &path,
+                        format!(
+                            "unknown algorithm `{other}`; {hint}(known: {})",
+                            names.join(", ")
+                        ),
+                    ));
+                }
+            };
+            if out.contains(&algo) {
+                return Err(self.err(&path, format!("duplicate value `{s}` in the list")));
+            }
+            out.push(algo);
+        }
+        Ok(out)
+    }
+
+    fn mobility(
+        &self,
+        table: &Table,
+        params: &mut Vec<SpecParam>,
+    ) -> Result<MobilityKind, InputError> {
+        if table.contains_key("traces") {
+            for key in table.keys() {
+                if RWP_FIELDS.iter().any(|f| f.key == key) && key != "duration" {
+                    return Err(self.err(
+                        &format!("mobility.{key}"),
+                        "a random-waypoint key next to `traces`: mobility is either generated \
+                         (random-waypoint keys) or read from trace files (`traces`), not both",
+                    ));
+                }
+            }
+            self.section(table, "mobility", TRACE_FIELDS, params)?;
+            Ok(MobilityKind::Traces)
+        } else {
+            let mut known: Vec<&str> = RWP_FIELDS.iter().map(|f| f.key).collect();
+            known.push("traces");
+            self.unknown_keys(table, "mobility.", &known)?;
+            self.section(table, "mobility", RWP_FIELDS, params)?;
+            Ok(MobilityKind::RandomWaypoint)
+        }
+    }
+
+    /// Checks one section's keys and values; omitted keys take their defaults, or are
+    /// left out if they have none (`duration` of a trace).
+    fn section(
+        &self,
+        table: &Table,
+        section: &str,
+        fields: &[Field],
+        params: &mut Vec<SpecParam>,
+    ) -> Result<(), InputError> {
+        let known: Vec<&str> = fields.iter().map(|f| f.key).collect();
+        self.unknown_keys(table, &format!("{section}."), &known)?;
+        for f in fields {
+            let path = format!("{section}.{}", f.key);
+            let name = if f.key == "traces" { "trace" } else { f.key };
+            let (values, is_axis) = match table.get(f.key) {
+                None => match default_value(f.key).filter(|_| f.defaulted) {
+                    Some(v) => (vec![v], false),
+                    None => continue,
+                },
+                Some(Value::Array(items)) => {
+                    if items.is_empty() {
+                        return Err(self.err(
+                            &path,
+                            "empty list: give at least one value (a list is a sweep axis)",
+                        ));
+                    }
+                    let mut values: Vec<ParamValue> = Vec::with_capacity(items.len());
+                    for (i, item) in items.iter().enumerate() {
+                        let at = format!("{path}[{i}]");
+                        let v = self.value(&at, f.kind, item)?;
+                        if let Some(j) = values.iter().position(|w| *w == v) {
+                            return Err(self.err(
+                                &at,
+                                format!(
+                                    "duplicate value {v} in the list (same as {path}[{j}]); \
+                                     each axis value must be distinct"
+                                ),
+                            ));
+                        }
+                        values.push(v);
+                    }
+                    (values, true)
+                }
+                Some(item) if f.key == "traces" => {
+                    return Err(self.wrong_type(&path, "a list of trace file paths", item));
+                }
+                Some(item) => (vec![self.value(&path, f.kind, item)?], false),
+            };
+            params.push(SpecParam {
+                name,
+                path,
+                values,
+                is_axis,
+                scope: Scope::All,
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks and canonicalises one scalar value.
+    fn value(&self, path: &str, kind: Kind, v: &Value) -> Result<ParamValue, InputError> {
+        let number = |expected: &str| match v {
+            Value::Integer(i) => Ok(*i as f64),
+            Value::Float(x) => Ok(*x),
+            other => Err(self.wrong_type(path, expected, other)),
+        };
+        let text = |expected: &str| match v {
+            Value::String(s) => Ok(s.trim()),
+            other => Err(self.wrong_type(path, expected, other)),
+        };
+        let problem = |msg: String| self.err(path, msg);
+        Ok(match kind {
+            Kind::Count => match v {
+                Value::Integer(i) if *i >= 1 => ParamValue::Int(*i),
+                Value::Integer(i) => return Err(problem(format!("must be at least 1, got {i}"))),
+                other => return Err(self.wrong_type(path, "a positive integer", other)),
+            },
+            Kind::NonNegative => {
+                let x = number("a number")?;
+                if !(x.is_finite() && x >= 0.0) {
+                    return Err(problem(format!("must be a finite number >= 0, got {x}")));
+                }
+                ParamValue::Float(x)
+            }
+            Kind::Positive => {
+                let x = number("a number")?;
+                if !(x.is_finite() && x > 0.0) {
+                    return Err(problem(format!("must be a finite number > 0, got {x}")));
+                }
+                ParamValue::Float(x)
+            }
+            Kind::Choice(words) => {
+                let s = text("a string")?;
+                if !words.contains(&s) {
+                    let hint = closest(s, words)
+                        .map(|k| format!("did you mean `{k}`? "))
+                        .unwrap_or_default();
+                    return Err(problem(format!(
+                        "unknown value `{s}`; {hint}(expected {})",
+                        words.join(" or ")
+                    )));
+                }
+                ParamValue::Text(s.to_string())
+            }
+            Kind::Area => {
+                let area =
+                    params::parse_area(text("a string \"WIDTHxHEIGHT\"")?).map_err(problem)?;
+                ParamValue::Text(format!("{}x{}", area.width, area.height))
+            }
+            Kind::Delay => canonical_delay(text("a delay string such as \"uniform:1ms:5ms\"")?)
+                .map_err(problem)?,
+            Kind::Duration => {
+                canonical_duration(text("a duration string such as \"10ms\"")?).map_err(problem)?
+            }
+            Kind::CsTime => match v {
+                Value::Integer(_) | Value::Float(_) => {
+                    let x = number("a number")?;
+                    canonical_cs_time(&x.to_string()).map_err(problem)?
+                }
+                Value::String(s) => canonical_cs_time(s).map_err(problem)?,
+                other => {
+                    return Err(self.wrong_type(path, "seconds or a string \"exp:MEAN\"", other));
+                }
+            },
+            Kind::TracePath => {
+                let s = text("a trace file path (a string)")?;
+                let resolved = self
+                    .path
+                    .parent()
+                    .map_or_else(|| PathBuf::from(s), |d| d.join(s));
+                if !resolved.is_file() {
+                    return Err(problem(format!(
+                        "trace file `{}` does not exist (paths are relative to the spec's \
+                         directory)",
+                        resolved.display()
+                    )));
+                }
+                ParamValue::Text(s.to_string())
+            }
+        })
+    }
+}
+
+/// A short description of a value's type, for "wrong type" errors.
+fn describe(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("a string \"{s}\""),
+        Value::Integer(i) => format!("an integer {i}"),
+        Value::Float(x) => format!("a float {x}"),
+        Value::Boolean(b) => format!("a boolean {b}"),
+        Value::Datetime(d) => format!("a date-time {d}"),
+        Value::Array(_) => "a list".to_string(),
+        Value::Table(_) => "a table".to_string(),
+    }
+}
+
+/// The known key closest to `key` in edit distance, if close enough to be a likely typo.
+fn closest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    known
+        .iter()
+        .map(|k| (edit_distance(key, k), *k))
+        .min()
+        .filter(|(d, k)| *d <= 2.max(k.len() / 3))
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance (insertions, deletions, substitutions), by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// Writes a duration exactly, in the largest unit that divides it (`1500us`, `2ms`), so
+/// equal durations written differently get one canonical text.
+fn duration_text(d: Duration) -> String {
+    let ns = d.0;
+    if ns == 0 {
+        return "0s".to_string();
+    }
+    for (unit, scale) in [("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)] {
+        if ns.is_multiple_of(scale) {
+            return format!("{}{unit}", ns / scale);
+        }
+    }
+    format!("{ns}ns")
+}
+
+fn canonical_duration(text: &str) -> Result<ParamValue, String> {
+    params::parse_detection_delay(text).map(|d| ParamValue::Text(duration_text(d)))
+}
+
+fn canonical_delay(text: &str) -> Result<ParamValue, String> {
+    let model: DelayModel = text.parse()?;
+    Ok(ParamValue::Text(match model {
+        DelayModel::Constant(d) => format!("const:{}", duration_text(d)),
+        DelayModel::Uniform { min, max } => {
+            format!("uniform:{}:{}", duration_text(min), duration_text(max))
+        }
+        DelayModel::Exponential { min, mean } => {
+            format!("exp:{}:{}", duration_text(min), duration_text(mean))
+        }
+    }))
+}
+
+/// A constant CS time is a number of seconds (`Float`), an exponential one `exp:MEAN`.
+fn canonical_cs_time(text: &str) -> Result<ParamValue, String> {
+    let cs = params::parse_cs_time(text)?;
+    Ok(match cs {
+        crate::sim::CsTime::Constant(d) => ParamValue::Float(d.as_secs_f64()),
+        crate::sim::CsTime::Exponential { mean } => {
+            ParamValue::Text(format!("exp:{:?}", mean.as_secs_f64()))
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Expansion
+
+/// 64-bit FNV-1a over the bytes of `text`: a fixed, documented hash (unlike std's
+/// randomly keyed hasher), so a key's seed is the same in every process and release.
+pub fn fnv1a64(text: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The run seed for a seed text: the master seed and the text's hash, mixed.
+pub fn run_seed(master_seed: u64, seed_text: &str) -> u64 {
+    seeds::mix(seeds::mix(master_seed) ^ fnv1a64(seed_text))
+}
+
+/// A value as written into a key: `/` (the key's separator) and `%` are percent-escaped,
+/// so a trace path cannot split a key.
+fn key_text(v: &ParamValue) -> String {
+    v.to_string().replace('%', "%25").replace('/', "%2F")
+}
+
+/// Expands a spec into its plan, after checking every combination of the mobility axes.
+///
+/// Order: replication (outermost), then the parameter point (the axes in name order, the
+/// last one fastest, each in the order written), then the algorithms as written. An
+/// interrupted sweep thus holds whole replications of every point, and the algorithms
+/// of one point and replication, which share a trace, are adjacent.
+///
+/// Key: `<experiment>/algo=<a>/<axis>=<value>/…/rep=<r>` with the run's axes in name
+/// order (`r` from 0): unique within the experiment and short. Seed: derived from the
+/// master seed and the *seed text*, `<experiment>/<param>=<value>/…/rep=<r>` over every
+/// parameter of the run, fixed or swept, but not the algorithm (common random numbers).
+/// Hence adding a value to an axis, or turning a fixed value into a list holding it,
+/// changes no existing run's seed; changing a fixed value changes every seed, so stored
+/// results of the old spec are never mistaken for the new one's.
+pub fn expand(spec: &Spec) -> Result<Plan, InputError> {
+    check_combinations(spec)?;
+    let axes: Vec<&SpecParam> = spec.params.iter().filter(|p| p.is_axis).collect();
+    let points: u64 = axes.iter().map(|a| a.values.len() as u64).product();
+    let total = estimated_runs(spec);
+    if total > MAX_RUNS {
+        return Err(InputError::new(
+            Location::file(spec.path.display().to_string()).with_field("replications"),
+            format!(
+                "the plan would have {total} runs (the limit is {MAX_RUNS}); use fewer axis \
+                 values or replications"
+            ),
+        ));
+    }
+    let base_dir = spec.base_dir();
+    let mut runs = Vec::with_capacity(total as usize);
+    for rep in 0..spec.replications {
+        for point in 0..points {
+            // Odometer over the axes: the last axis changes fastest.
+            let mut index = vec![0usize; spec.params.len()];
+            let mut rest = point;
+            for (i, p) in spec.params.iter().enumerate().rev() {
+                if p.is_axis {
+                    let n = p.values.len() as u64;
+                    index[i] = (rest % n) as usize;
+                    rest /= n;
+                }
+            }
+            for &algorithm in &spec.algorithms {
+                let applies =
+                    |p: &SpecParam| p.scope == Scope::All || algorithm.is_mutual_exclusion();
+                // A run not using an axis is made once, at that axis's first value.
+                let skip = spec
+                    .params
+                    .iter()
+                    .zip(&index)
+                    .any(|(p, &i)| !applies(p) && i != 0);
+                if skip {
+                    continue;
+                }
+                let mut key = format!("{}/algo={}", spec.name, algorithm.name());
+                let mut seed_text = spec.name.clone();
+                let mut params = Vec::new();
+                for (p, &i) in spec.params.iter().zip(&index) {
+                    if !applies(p) {
+                        continue;
+                    }
+                    let v = &p.values[i];
+                    if p.is_axis {
+                        key.push_str(&format!("/{}={}", p.name, key_text(v)));
+                    }
+                    seed_text.push_str(&format!("/{}={}", p.name, key_text(v)));
+                    params.push((p.name.to_string(), v.clone()));
+                }
+                key.push_str(&format!("/rep={rep}"));
+                seed_text.push_str(&format!("/rep={rep}"));
+                let seed = run_seed(spec.master_seed, &seed_text);
+                runs.push(planned_run(
+                    runs.len(),
+                    key,
+                    seed_text,
+                    algorithm,
+                    rep,
+                    seed,
+                    params,
+                    &base_dir,
+                ));
+            }
+        }
+    }
+    Ok(Plan {
+        experiment: spec.name.clone(),
+        spec_path: spec.path.clone(),
+        axes: axes
+            .iter()
+            .map(|a| (a.name.to_string(), a.values.clone()))
+            .collect(),
+        replications: spec.replications,
+        algorithms: spec.algorithms.clone(),
+        runs,
+    })
+}
+
+/// The number of runs [`expand`] makes, without making them.
+pub fn estimated_runs(spec: &Spec) -> u64 {
+    let product = |me: bool| -> u64 {
+        spec.params
+            .iter()
+            .filter(|p| p.is_axis && (me || p.scope == Scope::All))
+            .map(|p| p.values.len() as u64)
+            .fold(1u64, u64::saturating_mul)
+    };
+    spec.algorithms
+        .iter()
+        .map(|a| product(a.is_mutual_exclusion()))
+        .fold(0u64, u64::saturating_add)
+        .saturating_mul(u64::from(spec.replications))
+}
+
+fn get<'p>(params: &'p [(String, ParamValue)], name: &str) -> Option<&'p ParamValue> {
+    params.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+}
+
+fn float(v: Option<&ParamValue>) -> f64 {
+    match v {
+        Some(ParamValue::Float(x)) => *x,
+        Some(ParamValue::Int(i)) => *i as f64,
+        other => unreachable!("validated number, got {other:?}"),
+    }
+}
+
+fn text(v: Option<&ParamValue>) -> &str {
+    match v {
+        Some(ParamValue::Text(s)) => s,
+        other => unreachable!("validated text, got {other:?}"),
+    }
+}
+
+/// The generator parameters of a point (`seed` as given).
+fn rwp_params(params: &[(String, ParamValue)], seed: u64) -> RwpParams {
+    let (min, max) = (
+        float(get(params, "speed_min")),
+        float(get(params, "speed_max")),
+    );
+    let pause = float(get(params, "pause"));
+    RwpParams {
+        nodes: match get(params, "nodes") {
+            Some(ParamValue::Int(n)) => *n as usize,
+            other => unreachable!("validated count, got {other:?}"),
+        },
+        area: params::parse_area(text(get(params, "area"))).expect("validated area"),
+        speed: match text(get(params, "speed_dist")) {
+            "normal" => SpeedDist::Normal { min, max },
+            _ => SpeedDist::Uniform { min, max },
+        },
+        pause: match text(get(params, "pause_dist")) {
+            "uniform" => PauseDist::Uniform { mean: pause },
+            _ => PauseDist::Constant(pause),
+        },
+        duration: float(get(params, "duration")),
+        start: params::parse_start(text(get(params, "start"))).expect("validated start"),
+        seed,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn planned_run(
+    index: usize,
+    key: String,
+    seed_text: String,
+    algorithm: Algorithm,
+    replication: u32,
+    seed: u64,
+    params: Vec<(String, ParamValue)>,
+    base_dir: &Path,
+) -> PlannedRun {
+    let (mobility, duration) = match get(&params, "trace") {
+        Some(ParamValue::Text(path)) => (
+            MobilitySource::Trace(base_dir.join(path)),
+            get(&params, "duration").map(|v| float(Some(v))),
+        ),
+        _ => {
+            let rwp = rwp_params(&params, seeds::derive(seed, Purpose::Mobility));
+            (MobilitySource::Rwp(rwp), Some(rwp.duration))
+        }
+    };
+    let workload = algorithm.is_mutual_exclusion().then(|| WorkloadConfig {
+        rate: float(get(&params, "rate")),
+        cs_time: params::parse_cs_time(&get(&params, "cs_time").expect("validated").to_string())
+            .expect("validated CS time"),
+    });
+    let config = RunConfig {
+        network: NetworkConfig {
+            delay: text(get(&params, "delay"))
+                .parse()
+                .expect("validated delay"),
+            link_break: params::parse_link_break(text(get(&params, "link_break")))
+                .expect("validated"),
+            detection_delay: params::parse_detection_delay(text(get(&params, "detection_delay")))
+                .expect("validated"),
+            changes: params::parse_change_mode(text(get(&params, "changes"))).expect("validated"),
+        },
+        workload,
+        duration: duration.map_or(SimTime::ZERO, SimTime::from_secs_f64),
+        seed,
+    };
+    PlannedRun {
+        index,
+        key,
+        seed_text,
+        algorithm,
+        replication,
+        seed,
+        range: float(get(&params, "range")),
+        params,
+        mobility,
+        config,
+        duration,
+    }
+}
+
+/// Checks the cross-key constraints of random-waypoint mobility for every combination
+/// of the mobility axes, naming the offending value and the combination.
+fn check_combinations(spec: &Spec) -> Result<(), InputError> {
+    if spec.mobility != MobilityKind::RandomWaypoint {
+        return Ok(());
+    }
+    let mobility: Vec<&SpecParam> = spec
+        .params
+        .iter()
+        .filter(|p| p.path.starts_with("mobility."))
+        .collect();
+    let combinations: u64 = mobility.iter().map(|p| p.values.len() as u64).product();
+    let file = spec.path.display().to_string();
+    for c in 0..combinations {
+        let mut index = vec![0usize; mobility.len()];
+        let mut rest = c;
+        for (i, p) in mobility.iter().enumerate().rev() {
+            let n = p.values.len() as u64;
+            index[i] = (rest % n) as usize;
+            rest /= n;
+        }
+        let values: Vec<(String, ParamValue)> = mobility
+            .iter()
+            .zip(&index)
+            .map(|(p, &i)| (p.name.to_string(), p.values[i].clone()))
+            .collect();
+        let at = |name: &str| {
+            let (k, p) = mobility
+                .iter()
+                .enumerate()
+                .find(|(_, p)| p.name == name)
+                .expect("every mobility key has a value");
+            p.element_path(index[k])
+        };
+        let combination: Vec<String> = mobility
+            .iter()
+            .zip(&index)
+            .filter(|(p, _)| p.is_axis)
+            .map(|(p, &i)| format!("{} = {}", p.name, p.values[i]))
+            .collect();
+        let within = if combination.is_empty() {
+            String::new()
+        } else {
+            format!(" (in the combination {})", combination.join(", "))
+        };
+        let err = |field: String, msg: String| {
+            InputError::new(
+                Location::file(&file).with_field(field),
+                format!("{msg}{within}"),
+            )
+        };
+        let (min, max) = (
+            float(get(&values, "speed_min")),
+            float(get(&values, "speed_max")),
+        );
+        if min > max {
+            let field = if spec.param("speed_min").is_some_and(|p| p.is_axis)
+                && !spec.param("speed_max").is_some_and(|p| p.is_axis)
+            {
+                at("speed_min")
+            } else {
+                at("speed_max")
+            };
+            return Err(err(
+                field,
+                format!("speed_min {min} is above speed_max {max}: need speed_min <= speed_max"),
+            ));
+        }
+        let rwp = rwp_params(&values, 0);
+        if let Err(e) = rwp.validate() {
+            // The generator names its command-line flags; map them to spec keys.
+            let key = match e.location.file.trim_start_matches("--") {
+                "speed" => "speed_min",
+                other => other,
+            }
+            .to_string();
+            let field = if mobility.iter().any(|p| p.name == key) {
+                at(&key)
+            } else {
+                "mobility".to_string()
+            };
+            return Err(err(field, e.message.replace("--", "")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a_matches_the_reference_vectors() {
+        // From the FNV reference (Fowler, Noll, Vo): the offset basis and "a".
+        assert_eq!(fnv1a64(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64("a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64("foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn suggestions_need_a_close_key() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(
+            closest("sped_max", &["speed_min", "speed_max"]),
+            Some("speed_max")
+        );
+        assert_eq!(closest("colour", &["nodes", "area"]), None);
+    }
+
+    #[test]
+    fn durations_get_one_exact_text() {
+        assert_eq!(duration_text(Duration(1_500_000)), "1500us");
+        assert_eq!(duration_text(Duration(2_000_000)), "2ms");
+        assert_eq!(duration_text(Duration(0)), "0s");
+        assert_eq!(
+            canonical_delay("uniform:1000us:0.005s"),
+            canonical_delay("uniform:1ms:5ms")
+        );
+    }
+}

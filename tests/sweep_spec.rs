@@ -1,0 +1,447 @@
+//! Experiment specs: every class of bad input is refused before any run, naming the file,
+//! the key path and the problem; expansion gives the documented run count, unique and
+//! stable keys, and seeds shared across algorithms (common random numbers) but not across
+//! replications; the shipped specs load; `linkrev sweep --dry-run` prints the plan.
+
+use linkrev::run::Algorithm;
+use linkrev::sim::seeds::{self, Purpose};
+use linkrev::sweep::plan::{MobilitySource, ParamValue, Plan};
+use linkrev::sweep::spec;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const ME: &str = r#"
+name = "t"
+master_seed = 7
+replications = 3
+algorithms = ["me-rl", "me-raymond"]
+
+[mobility]
+nodes = 10
+area = "500x500"
+speed_min = 1.0
+speed_max = [5.0, 10.0]
+pause = 5.0
+duration = 60.0
+
+[workload]
+rate = [0.01, 0.02, 0.05]
+cs_time = 0.1
+"#;
+
+/// Writes `text` as `spec.toml` in a fresh directory (kept alive by the returned guard).
+fn write_spec(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spec.toml");
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
+fn plan(text: &str) -> Plan {
+    let (_dir, path) = write_spec(text);
+    spec::plan_from_file(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The error message for `text`, checked to start with the file and name `key_path`.
+fn error(text: &str, key_path: &str) -> String {
+    let (_dir, path) = write_spec(text);
+    let err = spec::plan_from_file(&path).expect_err("the spec must be refused");
+    let message = err.to_string();
+    let prefix = format!("{}: {key_path}: ", path.display());
+    assert!(
+        message.starts_with(&prefix),
+        "expected `{prefix}…`, got `{message}`"
+    );
+    message
+}
+
+fn contains(message: &str, what: &str) {
+    assert!(message.contains(what), "`{message}` should say `{what}`");
+}
+
+#[test]
+fn unknown_key_is_named_with_a_suggestion() {
+    let m = error(
+        &ME.replace("speed_max =", "sped_max ="),
+        "mobility.sped_max",
+    );
+    contains(&m, "unknown key; did you mean `speed_max`?");
+    let m = error(&ME.replace("[workload]", "[wrkload]"), "wrkload");
+    contains(&m, "did you mean `workload`?");
+    let m = error(&format!("{ME}\ncolour = \"blue\""), "workload.colour");
+    contains(&m, "unknown key");
+}
+
+#[test]
+fn wrong_type_is_named() {
+    let m = error(
+        &ME.replace("nodes = 10", "nodes = \"ten\""),
+        "mobility.nodes",
+    );
+    contains(
+        &m,
+        "wrong type: expected a positive integer, got a string \"ten\"",
+    );
+    let m = error(
+        &ME.replace("rate = [0.01, 0.02, 0.05]", "rate = [0.01, \"fast\"]"),
+        "workload.rate[1]",
+    );
+    contains(&m, "wrong type");
+    let m = error(&ME.replace("nodes = 10", "nodes = 10.5"), "mobility.nodes");
+    contains(&m, "got a float 10.5");
+    let m = error(
+        &ME.replace("replications = 3", "replications = [3]"),
+        "replications",
+    );
+    contains(&m, "expected an integer, got a list");
+}
+
+#[test]
+fn empty_list_is_refused() {
+    let m = error(
+        &ME.replace("speed_max = [5.0, 10.0]", "speed_max = []"),
+        "mobility.speed_max",
+    );
+    contains(&m, "empty list");
+    let m = error(
+        &ME.replace(r#"algorithms = ["me-rl", "me-raymond"]"#, "algorithms = []"),
+        "algorithms",
+    );
+    contains(&m, "empty list");
+}
+
+#[test]
+fn duplicate_values_in_a_list_are_refused() {
+    let m = error(
+        &ME.replace("rate = [0.01, 0.02, 0.05]", "rate = [0.01, 0.02, 0.01]"),
+        "workload.rate[2]",
+    );
+    contains(&m, "duplicate value 0.01");
+    // Equal after canonicalisation: 5 and 5.0 are one speed.
+    let m = error(
+        &ME.replace("speed_max = [5.0, 10.0]", "speed_max = [5, 5.0]"),
+        "mobility.speed_max[1]",
+    );
+    contains(&m, "duplicate");
+}
+
+#[test]
+fn vmin_above_vmax_is_refused_for_the_offending_combination() {
+    let text = ME
+        .replace("speed_min = 1.0", "speed_min = 6.0")
+        .replace("speed_max = [5.0, 10.0]", "speed_max = [10.0, 5.0]");
+    let m = error(&text, "mobility.speed_max[1]");
+    contains(&m, "speed_min 6 is above speed_max 5");
+    contains(&m, "speed_max = 5.0");
+    // Equal bounds are a constant speed, which the generator supports.
+    plan(&ME.replace("speed_min = 1.0", "speed_min = 5.0"));
+}
+
+#[test]
+fn stationary_start_needs_a_positive_minimum_speed() {
+    let m = error(
+        &ME.replace("speed_min = 1.0", "speed_min = 0.0"),
+        "mobility.speed_min",
+    );
+    contains(&m, "stationary start");
+    plan(&ME.replace("speed_min = 1.0", "speed_min = 0.0\nstart = \"classic\""));
+}
+
+#[test]
+fn non_positive_rates_are_refused() {
+    let m = error(
+        &ME.replace("rate = [0.01, 0.02, 0.05]", "rate = [0.01, -0.5]"),
+        "workload.rate[1]",
+    );
+    contains(&m, "must be a finite number > 0, got -0.5");
+    let m = error(
+        &ME.replace("rate = [0.01, 0.02, 0.05]", "rate = 0"),
+        "workload.rate",
+    );
+    contains(&m, "> 0");
+    let m = error(&ME.replace("pause = 5.0", "pause = -1"), "mobility.pause");
+    contains(&m, ">= 0");
+}
+
+#[test]
+fn unknown_algorithm_is_refused_with_a_suggestion() {
+    let m = error(
+        &ME.replace(r#"["me-rl", "me-raymond"]"#, r#"["me-rl", "me-raymon"]"#),
+        "algorithms[1]",
+    );
+    contains(
+        &m,
+        "unknown algorithm `me-raymon`; did you mean `me-raymond`?",
+    );
+}
+
+#[test]
+fn bad_delay_and_choice_strings_are_refused() {
+    let m = error(
+        &format!("{ME}\n[network]\ndelay = \"uniform:5ms\"\n"),
+        "network.delay",
+    );
+    contains(&m, "expected const:D, uniform:MIN:MAX or exp:MIN:MEAN");
+    let m = error(
+        &format!("{ME}\n[network]\ndelay = [\"uniform:1ms:5ms\", \"uniform:9ms:5ms\"]\n"),
+        "network.delay[1]",
+    );
+    contains(&m, "min <= max");
+    let m = error(
+        &format!("{ME}\n[network]\nchanges = \"serialise\"\n"),
+        "network.changes",
+    );
+    contains(&m, "did you mean `serialize`?");
+    let m = error(&ME.replace("\"500x500\"", "\"500\""), "mobility.area");
+    contains(&m, "WIDTHxHEIGHT");
+}
+
+#[test]
+fn missing_required_keys_are_named() {
+    let m = error(&ME.replace("name = \"t\"", ""), "name");
+    contains(&m, "missing required key");
+    let m = error(&ME.replace("master_seed = 7", ""), "master_seed");
+    contains(&m, "missing required key");
+    let cut = &ME[..ME.find("[workload]").unwrap()];
+    let m = error(cut, "workload");
+    contains(&m, "missing required section");
+    let m = error(
+        &ME.replace("rate = [0.01, 0.02, 0.05]", ""),
+        "workload.rate",
+    );
+    contains(&m, "missing required key");
+    // A workload nobody uses is a mistake, not silently ignored.
+    let m = error(
+        &ME.replace(r#"["me-rl", "me-raymond"]"#, r#"["le-malpani"]"#),
+        "workload",
+    );
+    contains(&m, "no algorithm");
+}
+
+#[test]
+fn bad_experiment_name_is_refused() {
+    let m = error(&ME.replace("name = \"t\"", "name = \"my exp/1\""), "name");
+    contains(&m, "not a valid experiment name");
+}
+
+#[test]
+fn missing_traces_and_mixed_mobility_are_refused() {
+    let text = |mobility: &str| {
+        format!(
+            "name = \"t\"\nmaster_seed = 1\nreplications = 1\nalgorithms = \"le-malpani\"\n\
+             [mobility]\n{mobility}\n"
+        )
+    };
+    let m = error(&text("traces = [\"nope.tcl\"]"), "mobility.traces[0]");
+    contains(&m, "does not exist");
+    contains(&m, "nope.tcl");
+    let m = error(
+        &text("traces = [\"nope.tcl\"]\nnodes = 5"),
+        "mobility.nodes",
+    );
+    contains(&m, "not both");
+}
+
+#[test]
+fn toml_syntax_errors_give_the_line() {
+    let (_dir, path) = write_spec("name = \"t\"\nmaster_seed = = 1\n");
+    let m = spec::load(&path).unwrap_err().to_string();
+    assert!(
+        m.starts_with(&format!("{}:2: not valid TOML", path.display())),
+        "{m}"
+    );
+}
+
+#[test]
+fn run_count_is_the_product_times_replications_times_algorithms() {
+    let p = plan(ME);
+    assert_eq!(p.runs.len(), 2 * 3 * 3 * 2);
+    let names: Vec<&str> = p.axes.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["rate", "speed_max"]);
+    assert_eq!(p.algorithms, [Algorithm::MeRl, Algorithm::MeRaymond]);
+    for (i, r) in p.runs.iter().enumerate() {
+        assert_eq!(r.index, i);
+    }
+}
+
+#[test]
+fn keys_are_unique_and_the_plan_is_stable() {
+    let (_dir, path) = write_spec(ME);
+    let p = spec::plan_from_file(&path).unwrap();
+    let keys: HashSet<&str> = p.runs.iter().map(|r| r.key.as_str()).collect();
+    assert_eq!(keys.len(), p.runs.len());
+    assert!(
+        p == spec::plan_from_file(&path).unwrap(),
+        "same spec, same plan"
+    );
+    assert_eq!(p.runs[0].key, "t/algo=me-rl/rate=0.01/speed_max=5.0/rep=0");
+    // Params hold every parameter, sorted by name; the key only the axes.
+    let names: Vec<&str> = p.runs[0].params.iter().map(|(n, _)| n.as_str()).collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    assert!(names.contains(&"pause") && names.contains(&"delay"));
+}
+
+#[test]
+fn seeds_are_shared_across_algorithms_and_differ_across_replications() {
+    let p = plan(ME);
+    let mut by_point: HashMap<(String, u32), HashSet<u64>> = HashMap::new();
+    for r in &p.runs {
+        let point = format!("{:?}", r.params);
+        by_point
+            .entry((point, r.replication))
+            .or_default()
+            .insert(r.seed);
+        assert_eq!(r.config.seed, r.seed);
+        match &r.mobility {
+            MobilitySource::Rwp(rwp) => {
+                assert_eq!(rwp.seed, seeds::derive(r.seed, Purpose::Mobility));
+                assert_eq!(rwp.nodes, 10);
+            }
+            other => panic!("expected RWP, got {other:?}"),
+        }
+    }
+    assert!(
+        by_point.values().all(|s| s.len() == 1),
+        "one seed per point and replication"
+    );
+    let distinct: HashSet<u64> = by_point.values().flat_map(|s| s.iter().copied()).collect();
+    assert_eq!(
+        distinct.len(),
+        by_point.len(),
+        "points and replications differ in seed"
+    );
+}
+
+#[test]
+fn adding_an_axis_value_keeps_existing_keys_and_seeds() {
+    let seeds_of = |p: &Plan| -> HashMap<String, u64> {
+        p.runs.iter().map(|r| (r.key.clone(), r.seed)).collect()
+    };
+    let small = seeds_of(&plan(&ME.replace("[0.01, 0.02, 0.05]", "[0.01, 0.05]")));
+    let big = seeds_of(&plan(ME));
+    for (key, seed) in &small {
+        assert_eq!(big.get(key), Some(seed), "{key}");
+    }
+    // A fixed value turned into a list holding it keeps its runs' seeds (keys gain it).
+    let fixed = plan(&ME.replace("[0.01, 0.02, 0.05]", "0.02"));
+    let listed = plan(&ME.replace("[0.01, 0.02, 0.05]", "[0.02, 0.05]"));
+    let listed: HashMap<String, u64> = seeds_of(&listed);
+    for r in &fixed.runs {
+        let key = r.key.replace("/speed_max", "/rate=0.02/speed_max");
+        assert_eq!(listed.get(&key), Some(&r.seed), "{key}");
+    }
+    // Changing a fixed value changes the seeds.
+    let other = seeds_of(&plan(&ME.replace("pause = 5.0", "pause = 6.0")));
+    assert!(big.iter().all(|(k, s)| other[k] != *s));
+}
+
+#[test]
+fn leader_election_runs_are_not_repeated_along_workload_axes() {
+    let p = plan(&ME.replace(r#"["me-rl", "me-raymond"]"#, r#"["me-rl", "le-malpani"]"#));
+    let le: Vec<_> = p
+        .runs
+        .iter()
+        .filter(|r| r.algorithm == Algorithm::LeMalpani)
+        .collect();
+    assert_eq!(le.len(), 2 * 3);
+    assert_eq!(p.runs.len(), 2 * 3 * 3 + 2 * 3);
+    assert!(
+        le.iter()
+            .all(|r| r.config.workload.is_none() && !r.key.contains("rate="))
+    );
+}
+
+#[test]
+fn trace_specs_resolve_paths_relative_to_the_spec() {
+    let (dir, path) = write_spec(
+        "name = \"tr\"\nmaster_seed = 1\nreplications = 2\nalgorithms = [\"le-malpani\"]\n\
+         [mobility]\ntraces = [\"traces/a.tcl\", \"traces/b.tcl\"]\n",
+    );
+    std::fs::create_dir(dir.path().join("traces")).unwrap();
+    for f in ["a.tcl", "b.tcl"] {
+        std::fs::write(dir.path().join("traces").join(f), "").unwrap();
+    }
+    let p = spec::plan_from_file(&path).unwrap();
+    assert_eq!(p.runs.len(), 4);
+    assert_eq!(
+        p.runs[0].key,
+        "tr/algo=le-malpani/trace=traces%2Fa.tcl/rep=0"
+    );
+    assert_eq!(
+        p.runs[0].mobility,
+        MobilitySource::Trace(dir.path().join("traces/a.tcl"))
+    );
+    assert_eq!(p.runs[0].duration, None);
+    assert_eq!(
+        p.axes[0].1,
+        [
+            ParamValue::Text("traces/a.tcl".into()),
+            ParamValue::Text("traces/b.tcl".into())
+        ]
+    );
+}
+
+fn analysis_specs() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("analysis");
+    let mut specs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    specs.sort();
+    specs
+}
+
+#[test]
+fn shipped_specs_load() {
+    let specs = analysis_specs();
+    assert!(specs.len() >= 2);
+    for path in specs {
+        let p = spec::plan_from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            !p.runs.is_empty() && !p.axes.is_empty(),
+            "{}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn dry_run_prints_the_plan_and_running_is_refused_for_now() {
+    let (_dir, path) = write_spec(ME);
+    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(["sweep", path.to_str().unwrap(), "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("runs          36\n"), "{stdout}");
+    assert!(stdout.contains("rate = [0.01, 0.02, 0.05]"), "{stdout}");
+    assert!(stdout.contains("node-seconds"), "{stdout}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(["sweep", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not implemented yet"));
+
+    let (_dir, bad) = write_spec(&ME.replace("rate = [0.01, 0.02, 0.05]", "rate = [0.01, -1]"));
+    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(["sweep", bad.to_str().unwrap(), "--dry-run"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{}: workload.rate[1]:", bad.display())),
+        "{stderr}"
+    );
+}

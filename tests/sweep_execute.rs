@@ -63,6 +63,7 @@ fn plan() -> Plan {
                 runs.push(PlannedRun {
                     index: runs.len(),
                     key: format!("t/algo={}/rate={rate:?}/rep={rep}", algorithm.name()),
+                    seed_text: format!("t/rate={rate:?}/rep={rep}"),
                     algorithm,
                     replication: rep,
                     seed,

@@ -29,6 +29,10 @@ pub enum Command {
     Run(run_cmd::RunArgs),
     /// Run a parameter sweep from an experiment spec (TOML); --dry-run prints the plan.
     Sweep(sweep_cmd::SweepArgs),
+    /// Check a results directory against its spec (missing runs: exit 1) and compact it.
+    Merge(sweep_cmd::MergeArgs),
+    /// Export a results directory's tables (`--csv`).
+    Export(sweep_cmd::ExportArgs),
     /// Reproducible speed measurements, each next to a same-process baseline.
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
@@ -39,6 +43,8 @@ pub enum Outcome {
     Success,
     /// A check ran and found a mismatch (exit code 1).
     Mismatch,
+    /// Stopped by Ctrl-C after storing the runs in progress (exit code 130).
+    Interrupted,
 }
 
 /// Entry point of the binary.
@@ -55,11 +61,14 @@ pub fn main() -> ExitCode {
         Command::Trace(cmd) => trace_cmd::run(cmd),
         Command::Run(args) => run_cmd::run(args),
         Command::Sweep(args) => sweep_cmd::run(args),
+        Command::Merge(args) => sweep_cmd::merge(args),
+        Command::Export(args) => sweep_cmd::export(args),
         Command::Bench(cmd) => bench_cmd::run(cmd),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Mismatch) => ExitCode::from(1),
+        Ok(Outcome::Interrupted) => ExitCode::from(130),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)

@@ -2,10 +2,26 @@
 //! run it.
 
 use super::Outcome;
+use crate::output::write_atomically;
+use crate::results::store::{Store, TABLES};
+use crate::sweep::execute::{self, ExecuteOptions, Progress, Shard};
 use crate::sweep::plan::Plan;
 use crate::sweep::spec::{self, MobilityKind, Spec};
+use anyhow::Context;
 use clap::Args;
-use std::path::PathBuf;
+use indicatif::{ProgressBar, ProgressStyle};
+use polars::prelude::{CsvWriter, SerWriter};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Set by Ctrl-C: finish the runs in progress, store them, stop.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Name of the spec copy kept in a results directory (what `merge` checks against).
+const SPEC_COPY: &str = "spec.toml";
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
@@ -14,6 +30,30 @@ pub struct SweepArgs {
     /// Validate the spec and print the plan (axes, run count, work) without running.
     #[arg(long)]
     pub dry_run: bool,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Run only the K-th of N disjoint parts of the plan, e.g. 2/8 (for clusters).
+    #[arg(long, value_parser = Shard::parse)]
+    pub shard: Option<Shard>,
+    /// Results directory (default: results/<experiment>).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// A results directory written by `linkrev sweep`.
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A results directory written by `linkrev sweep`.
+    pub dir: PathBuf,
+    /// Write CSV copies of the tables (`runs.csv`, `changes.csv`, `requests.csv`).
+    #[arg(long, required = true)]
+    pub csv: bool,
 }
 
 pub fn run(args: SweepArgs) -> anyhow::Result<Outcome> {
@@ -24,14 +64,174 @@ pub fn run(args: SweepArgs) -> anyhow::Result<Outcome> {
         print_plan(&spec, &plan);
         Ok(Outcome::Success)
     } else {
-        execute(&plan)
+        execute(&plan, &args)
     }
 }
 
-/// Runs the plan. The executor (parallel runs, resumable store) is a separate piece of
-/// work; until it lands, this refuses, so that a sweep never pretends to have run.
-fn execute(_plan: &Plan) -> anyhow::Result<Outcome> {
-    anyhow::bail!("running sweeps is not implemented yet (use --dry-run to see the plan)")
+/// Progress: a bar with rate and ETA on a terminal, a plain line every few seconds
+/// otherwise (logs of batch jobs).
+struct CliProgress {
+    bar: Option<ProgressBar>,
+    total: AtomicUsize,
+    done: AtomicUsize,
+    last_line: Mutex<Instant>,
+}
+
+impl CliProgress {
+    fn new() -> Self {
+        Self {
+            bar: None,
+            total: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+            last_line: Mutex::new(Instant::now()),
+        }
+    }
+}
+
+impl Progress for CliProgress {
+    fn start(&self, total: usize, already_done: usize) {
+        self.total.store(total, Ordering::SeqCst);
+        self.done.store(already_done, Ordering::SeqCst);
+        if let Some(bar) = &self.bar {
+            bar.set_length(total as u64);
+            bar.set_position(already_done as u64);
+        } else {
+            eprintln!("{already_done}/{total} runs already stored");
+        }
+    }
+
+    fn advance(&self, runs: usize) {
+        let done = self.done.fetch_add(runs, Ordering::SeqCst) + runs;
+        if let Some(bar) = &self.bar {
+            bar.inc(runs as u64);
+            return;
+        }
+        let mut last = self.last_line.lock().expect("progress lock");
+        let total = self.total.load(Ordering::SeqCst);
+        if last.elapsed() >= Duration::from_secs(5) || done == total {
+            *last = Instant::now();
+            eprintln!("{done}/{total} runs");
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish();
+        }
+    }
+}
+
+/// Runs the plan into its results directory, resumably.
+fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
+    let dir = args
+        .results
+        .clone()
+        .unwrap_or_else(|| Path::new("results").join(&plan.experiment));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let spec_text = std::fs::read(&plan.spec_path)
+        .with_context(|| format!("reading {}", plan.spec_path.display()))?;
+    let copy = dir.join(SPEC_COPY);
+    match std::fs::read(&copy) {
+        Ok(existing) if existing != spec_text => anyhow::bail!(
+            "{} holds results of a different spec ({}): use another --results directory",
+            dir.display(),
+            copy.display()
+        ),
+        Ok(_) => {}
+        Err(_) => write_atomically(&copy, |w| w.write_all(&spec_text))?,
+    }
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping after the runs in progress (Ctrl-C again to quit at once) …");
+    });
+    let mut progress = CliProgress::new();
+    if std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {per_sec}  ETA {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        progress.bar = Some(bar);
+    }
+    let options = ExecuteOptions {
+        threads: args.threads,
+        shard: args.shard,
+        batch: None,
+    };
+    let report = execute::execute(plan, &dir, &options, &STOP, &progress)?;
+    let stored = Store::open(&dir)?.completed()?.len();
+    eprintln!(
+        "{}: {} runs this time, {} already stored; {stored} of {} runs of the plan stored",
+        dir.display(),
+        report.ran,
+        report.already_done,
+        plan.runs.len()
+    );
+    if report.interrupted {
+        eprintln!("interrupted: run the same command again to finish the rest");
+        return Ok(Outcome::Interrupted);
+    }
+    if stored == plan.runs.len() {
+        eprintln!(
+            "complete: {}",
+            TABLES.map(|t| format!("{t}.parquet")).join(", ")
+        );
+    } else if args.shard.is_some() {
+        eprintln!(
+            "shard done; `linkrev merge {}` once every shard has run",
+            dir.display()
+        );
+    }
+    Ok(Outcome::Success)
+}
+
+/// `linkrev merge DIR`: checks the stored runs against the spec copy; lists the missing
+/// run keys (exit 1) or compacts the chunks into one file per table.
+pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
+    let plan = spec::plan_from_file(&args.dir.join(SPEC_COPY))?;
+    let store = Store::open(&args.dir)?;
+    store.check_version()?;
+    let done = store.completed()?;
+    let missing: Vec<&str> = plan
+        .runs
+        .iter()
+        .filter(|r| !done.contains_key(&r.key))
+        .map(|r| r.key.as_str())
+        .collect();
+    if !missing.is_empty() {
+        println!("{} of {} runs missing:", missing.len(), plan.runs.len());
+        for key in &missing {
+            println!("{key}");
+        }
+        return Ok(Outcome::Mismatch);
+    }
+    store.compact()?;
+    println!(
+        "{}: all {} runs present; tables compacted",
+        args.dir.display(),
+        plan.runs.len()
+    );
+    Ok(Outcome::Success)
+}
+
+/// `linkrev export DIR --csv`: CSV copies of the stored tables, written atomically.
+pub fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
+    let store = Store::open(&args.dir)?;
+    for table in TABLES {
+        let mut df = store.read_table(table)?;
+        let path = args.dir.join(format!("{table}.csv"));
+        let mut result = Ok(());
+        write_atomically(&path, |w| {
+            result = CsvWriter::new(w).finish(&mut df);
+            Ok(())
+        })
+        .with_context(|| format!("writing {}", path.display()))?;
+        result.with_context(|| format!("encoding {}", path.display()))?;
+        println!("wrote {} ({} rows)", path.display(), df.height());
+    }
+    Ok(Outcome::Success)
 }
 
 fn print_plan(spec: &Spec, plan: &Plan) {

@@ -73,6 +73,19 @@ impl Store {
             fs::create_dir_all(dir.join(table))
                 .with_context(|| format!("creating {}", dir.join(table).display()))?;
         }
+        // Temporary files of writes a kill interrupted (never renamed into place).
+        for table in TABLES {
+            let listing = fs::read_dir(dir.join(table))
+                .with_context(|| format!("listing {}", dir.join(table).display()))?;
+            for entry in listing {
+                let path = entry?.path();
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if name.starts_with(".linkrev-") && name.ends_with(".tmp") {
+                    fs::remove_file(&path)
+                        .with_context(|| format!("removing {}", path.display()))?;
+                }
+            }
+        }
         let store = Store {
             dir: dir.to_path_buf(),
         };

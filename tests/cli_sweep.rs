@@ -1,0 +1,219 @@
+//! `linkrev sweep`, `merge` and `export` end to end through the binary: a sweep killed
+//! with SIGKILL part way resumes to the same tables, a missing shard is reported run by
+//! run and completed by rerunning it, and CSV export writes every table.
+
+use linkrev::results::store::{Store, TABLES};
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn linkrev(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(args)
+        .output()
+        .expect("run linkrev")
+}
+
+/// A small RL-vs-Raymond sweep: 2 rates × 2 algorithms × `reps` replications.
+fn write_spec(dir: &Path, reps: u32) -> String {
+    let path = dir.join("small.toml");
+    std::fs::write(
+        &path,
+        format!(
+            r#"name = "small"
+master_seed = 7
+replications = {reps}
+algorithms = ["me-rl", "me-raymond"]
+
+[mobility]
+nodes = 12
+area = "800x300"
+speed_min = 1.0
+speed_max = 10.0
+pause = 5.0
+duration = 120.0
+
+[workload]
+rate = [0.1, 0.5]
+cs_time = 0.05
+"#
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+fn tables(dir: &Path) -> Vec<Vec<u8>> {
+    TABLES
+        .iter()
+        .map(|t| std::fs::read(dir.join(format!("{t}.parquet"))).expect("compacted table"))
+        .collect()
+}
+
+fn ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_sweep_killed_part_way_resumes_to_identical_tables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), 12);
+    let whole = tmp.path().join("whole");
+    ok(&linkrev(&[
+        "sweep",
+        &spec,
+        "--results",
+        whole.to_str().unwrap(),
+        "--threads",
+        "2",
+    ]));
+
+    let killed = tmp.path().join("killed");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args([
+            "sweep",
+            &spec,
+            "--results",
+            killed.to_str().unwrap(),
+            "--threads",
+            "1",
+        ])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the first stored chunk, then kill without warning.
+    let started = Instant::now();
+    let runs = killed.join("runs");
+    let committed = |dir: &Path| {
+        std::fs::read_dir(dir).map_or(0, |d| {
+            d.filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "parquet"))
+            })
+            .count()
+        })
+    };
+    while committed(&runs) == 0 && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Whatever is on disk is readable: chunks are complete or absent.
+    let store = Store::open(&killed).unwrap();
+    let stored = store.completed().unwrap().len();
+    assert!(
+        stored > 0 && stored < 48,
+        "killed after {stored} of 48 runs"
+    );
+    for table in TABLES {
+        store.read_table(table).unwrap();
+    }
+    ok(&linkrev(&[
+        "sweep",
+        &spec,
+        "--results",
+        killed.to_str().unwrap(),
+    ]));
+    assert_eq!(tables(&whole), tables(&killed));
+}
+
+#[test]
+fn merge_lists_the_runs_of_a_failed_shard_and_rerunning_it_completes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), 2);
+    let dir = tmp.path().join("sharded");
+    let d = dir.to_str().unwrap();
+    for shard in ["1/3", "3/3"] {
+        ok(&linkrev(&[
+            "sweep",
+            &spec,
+            "--results",
+            d,
+            "--shard",
+            shard,
+        ]));
+    }
+    let plan = linkrev::sweep::spec::plan_from_file(Path::new(&spec)).unwrap();
+    let expected: Vec<&str> = plan
+        .runs
+        .iter()
+        .filter(|r| r.index % 3 == 1)
+        .map(|r| r.key.as_str())
+        .collect();
+    let out = linkrev(&["merge", d]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "{} of {} runs missing",
+            expected.len(),
+            plan.runs.len()
+        )),
+        "{text}"
+    );
+    for key in &expected {
+        assert!(
+            text.lines().any(|l| l == *key),
+            "{key} not listed in\n{text}"
+        );
+    }
+    ok(&linkrev(&[
+        "sweep",
+        &spec,
+        "--results",
+        d,
+        "--shard",
+        "2/3",
+    ]));
+    ok(&linkrev(&["merge", d]));
+    let single = tmp.path().join("single");
+    ok(&linkrev(&[
+        "sweep",
+        &spec,
+        "--results",
+        single.to_str().unwrap(),
+    ]));
+    assert_eq!(
+        tables(&single),
+        tables(&dir),
+        "merged shards differ from one process"
+    );
+}
+
+#[test]
+fn export_writes_csv_copies_and_a_changed_spec_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), 1);
+    let dir = tmp.path().join("res");
+    let d = dir.to_str().unwrap();
+    ok(&linkrev(&["sweep", &spec, "--results", d]));
+    ok(&linkrev(&["export", d, "--csv"]));
+    let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 4, "header + 4 runs");
+    assert!(
+        runs.lines()
+            .next()
+            .unwrap()
+            .starts_with("run_index,run_key,experiment,algorithm")
+    );
+    assert!(dir.join("requests.csv").exists() && dir.join("changes.csv").exists());
+    // Same directory, different spec: refused, nothing mixed.
+    let other = write_spec(&tmp.path().join("x").tap_mkdir(), 3);
+    let out = linkrev(&["sweep", &other, "--results", d]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("different spec"));
+}
+
+trait TapMkdir {
+    fn tap_mkdir(self) -> Self;
+}
+impl TapMkdir for std::path::PathBuf {
+    fn tap_mkdir(self) -> Self {
+        std::fs::create_dir_all(&self).unwrap();
+        self
+    }
+}

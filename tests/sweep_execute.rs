@@ -145,7 +145,9 @@ fn tables_are_byte_identical_across_threads_batches_and_shards() {
         let r = execute(&plan, &sharded, &options(1, 2, Some(shard)), &stop, &Quiet).unwrap();
         assert_eq!(r.planned, 4);
     }
-    // The last shard completed the plan, so the store compacted itself.
+    // Shards never compact (others may be writing beside them); merging does.
+    assert!(!sharded.join("runs.parquet").exists());
+    Store::open(&sharded).unwrap().compact().unwrap();
     assert_eq!(
         tables(&one),
         tables(&sharded),
@@ -236,5 +238,63 @@ fn rows_carry_parameters_seeds_versions_and_covariates() {
         requests.height() as u64,
         total,
         "one requests row per CS request"
+    );
+}
+
+#[test]
+fn shards_running_at_the_same_time_in_one_directory_merge_to_the_same_tables() {
+    // As Slurm array tasks do: every shard starts (and opens the store) while others
+    // are writing chunks; none may remove another's chunks in flight.
+    let plan = plan();
+    let stop = AtomicBool::new(false);
+    let root = tempfile::tempdir().unwrap();
+    let one = root.path().join("one");
+    execute(&plan, &one, &options(1, 5, None), &stop, &Quiet).unwrap();
+    let together = root.path().join("together");
+    std::thread::scope(|scope| {
+        for k in 1..=4 {
+            let (plan, together, stop) = (&plan, &together, &stop);
+            scope.spawn(move || {
+                // Staggered, so that later shards open the store while earlier ones write.
+                std::thread::sleep(std::time::Duration::from_millis(15 * (k - 1)));
+                let shard = Shard::parse(&format!("{k}/4")).unwrap();
+                execute(plan, together, &options(1, 1, Some(shard)), stop, &Quiet).unwrap()
+            });
+        }
+    });
+    let store = Store::open(&together).unwrap();
+    assert_eq!(store.completed().unwrap().len(), 12);
+    store.compact().unwrap();
+    assert_eq!(tables(&one), tables(&together));
+}
+
+#[test]
+fn a_shard_removes_only_its_own_orphans_and_no_temporary_files() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    Store::open(dir).unwrap();
+    // Orphans (no `runs` chunk of the same name) of run 0 (shard 1/2) and run 1 (2/2),
+    // and a write in progress.
+    let orphan0 = dir.join("changes").join("chunk-00000000.parquet");
+    let orphan1 = dir.join("changes").join("chunk-00000001.parquet");
+    let temp = dir.join("runs").join(".linkrev-abc.tmp");
+    for path in [&orphan0, &orphan1, &temp] {
+        std::fs::write(path, b"x").unwrap();
+    }
+    let shard = Shard::parse("1/2").unwrap();
+    Store::open_shard(dir, &|i| shard.contains(i)).unwrap();
+    assert!(!orphan0.exists(), "shard 1's own orphan is removed");
+    assert!(
+        orphan1.exists(),
+        "shard 2's chunk may be a write in progress"
+    );
+    assert!(
+        temp.exists(),
+        "a temporary file may be another shard's write"
+    );
+    Store::open(dir).unwrap();
+    assert!(
+        !orphan1.exists() && !temp.exists(),
+        "a lone process cleans up all"
     );
 }

@@ -6,6 +6,7 @@
 
 mod bench_cmd;
 mod run_cmd;
+mod slurm_cmd;
 mod sweep_cmd;
 mod trace_cmd;
 
@@ -33,6 +34,8 @@ pub enum Command {
     Merge(sweep_cmd::MergeArgs),
     /// Export a results directory's tables (`--csv`).
     Export(sweep_cmd::ExportArgs),
+    /// Run a sweep on a Slurm cluster: an array job (one shard per task), then a merge job.
+    Slurm(slurm_cmd::SlurmArgs),
     /// Reproducible speed measurements, each next to a same-process baseline.
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
@@ -63,6 +66,7 @@ pub fn main() -> ExitCode {
         Command::Sweep(args) => sweep_cmd::run(args),
         Command::Merge(args) => sweep_cmd::merge(args),
         Command::Export(args) => sweep_cmd::export(args),
+        Command::Slurm(args) => slurm_cmd::run(args),
         Command::Bench(cmd) => bench_cmd::run(cmd),
     };
     match result {

@@ -121,13 +121,10 @@ impl Progress for CliProgress {
     }
 }
 
-/// Runs the plan into its results directory, resumably.
-fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
-    let dir = args
-        .results
-        .clone()
-        .unwrap_or_else(|| Path::new("results").join(&plan.experiment));
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+/// Creates `dir` and keeps a copy of the plan's spec there (what `merge` checks
+/// against); refuses a directory that holds results of a different spec.
+pub(super) fn keep_spec_copy(plan: &Plan, dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let spec_text = std::fs::read(&plan.spec_path)
         .with_context(|| format!("reading {}", plan.spec_path.display()))?;
     let copy = dir.join(SPEC_COPY);
@@ -140,6 +137,16 @@ fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
         Ok(_) => {}
         Err(_) => write_atomically(&copy, |w| w.write_all(&spec_text))?,
     }
+    Ok(())
+}
+
+/// Runs the plan into its results directory, resumably.
+fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
+    let dir = args
+        .results
+        .clone()
+        .unwrap_or_else(|| Path::new("results").join(&plan.experiment));
+    keep_spec_copy(plan, &dir)?;
     let _ = ctrlc::set_handler(|| {
         if STOP.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
@@ -161,7 +168,8 @@ fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
         batch: None,
     };
     let report = execute::execute(plan, &dir, &options, &STOP, &progress)?;
-    let stored = Store::open(&dir)?.completed()?.len();
+    // Not `Store::open`: as a shard, other shards may be writing here right now.
+    let stored = report.stored;
     eprintln!(
         "{}: {} runs this time, {} already stored; {stored} of {} runs of the plan stored",
         dir.display(),
@@ -173,10 +181,15 @@ fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
         eprintln!("interrupted: run the same command again to finish the rest");
         return Ok(Outcome::Interrupted);
     }
-    if stored == plan.runs.len() {
+    if stored == plan.runs.len() && args.shard.is_none() {
         eprintln!(
             "complete: {}",
             TABLES.map(|t| format!("{t}.parquet")).join(", ")
+        );
+    } else if stored == plan.runs.len() {
+        eprintln!(
+            "every run stored; `linkrev merge {}` compacts the tables",
+            dir.display()
         );
     } else if args.shard.is_some() {
         eprintln!(

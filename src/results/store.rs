@@ -66,15 +66,40 @@ fn parquet_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// The first run index a chunk's file name records (`chunk-00000042.parquet` → 42).
+fn chunk_index(path: &Path) -> Option<usize> {
+    path.file_name()?
+        .to_str()?
+        .strip_prefix("chunk-")?
+        .strip_suffix(".parquet")?
+        .parse()
+        .ok()
+}
+
 impl Store {
-    /// Opens (creating) `dir` and removes chunks orphaned by an interrupted batch.
+    /// Opens (creating) `dir` and removes chunks orphaned by an interrupted batch, and
+    /// temporary files of interrupted writes. Only for a process that is alone on `dir`:
+    /// a writer running beside it would lose its chunks in flight (see [`Store::open_shard`]).
     pub fn open(dir: &Path) -> anyhow::Result<Self> {
+        Self::open_with(dir, None)
+    }
+
+    /// Opens `dir` for one shard of a plan while other shards may be writing to it at
+    /// the same time (a Slurm array job): removes only orphaned chunks of the runs this
+    /// shard `owns` (by run index) and leaves temporary files alone, since they may be
+    /// another shard's writes in progress. `linkrev merge`, which runs alone, cleans up
+    /// the rest.
+    pub fn open_shard(dir: &Path, owns: &dyn Fn(usize) -> bool) -> anyhow::Result<Self> {
+        Self::open_with(dir, Some(owns))
+    }
+
+    fn open_with(dir: &Path, owns: Option<&dyn Fn(usize) -> bool>) -> anyhow::Result<Self> {
         for table in TABLES {
             fs::create_dir_all(dir.join(table))
                 .with_context(|| format!("creating {}", dir.join(table).display()))?;
         }
         // Temporary files of writes a kill interrupted (never renamed into place).
-        for table in TABLES {
+        for table in TABLES.into_iter().filter(|_| owns.is_none()) {
             let listing = fs::read_dir(dir.join(table))
                 .with_context(|| format!("listing {}", dir.join(table).display()))?;
             for entry in listing {
@@ -95,9 +120,11 @@ impl Store {
             .collect();
         for table in ["changes", "requests"] {
             for path in parquet_files(&dir.join(table))? {
-                if path
-                    .file_name()
-                    .is_some_and(|n| !committed.iter().any(|c| c == n))
+                let mine = owns.is_none_or(|owns| chunk_index(&path).is_some_and(owns));
+                if mine
+                    && path
+                        .file_name()
+                        .is_some_and(|n| !committed.iter().any(|c| c == n))
                 {
                     fs::remove_file(&path)
                         .with_context(|| format!("removing orphan {}", path.display()))?;

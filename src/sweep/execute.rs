@@ -75,6 +75,8 @@ pub struct ExecuteReport {
     pub ran: usize,
     /// True when a stop was requested before every run of this shard finished.
     pub interrupted: bool,
+    /// Runs of the whole plan (every shard) stored afterwards.
+    pub stored: usize,
 }
 
 /// Progress callbacks (a bar on a terminal, plain lines otherwise).
@@ -128,7 +130,10 @@ pub fn run_one(
 }
 
 /// Runs every run of `plan` (or of one shard) not yet in the store at `dir`.
-/// When all runs of the plan are stored afterwards, the store is compacted.
+/// When all runs of the plan are stored afterwards and this process ran the whole plan,
+/// the store is compacted. A shard never compacts: other shards may be writing to the
+/// same directory at the same time (Slurm array tasks), and compaction removes the chunks
+/// they are listing; `linkrev merge` compacts once every shard has finished.
 pub fn execute(
     plan: &Plan,
     dir: &Path,
@@ -136,7 +141,10 @@ pub fn execute(
     stop: &AtomicBool,
     progress: &dyn Progress,
 ) -> anyhow::Result<ExecuteReport> {
-    let store = Store::open(dir)?;
+    let store = match options.shard {
+        Some(shard) => Store::open_shard(dir, &|index| shard.contains(index))?,
+        None => Store::open(dir)?,
+    };
     store.check_version()?;
     let done = store.completed()?;
     let mine: Vec<&PlannedRun> = plan
@@ -196,7 +204,8 @@ pub fn execute(
         }
     }
     progress.finish();
-    if !report.interrupted && store.completed()?.len() == plan.runs.len() {
+    report.stored = store.completed()?.len();
+    if !report.interrupted && options.shard.is_none() && report.stored == plan.runs.len() {
         store.compact()?;
     }
     Ok(report)

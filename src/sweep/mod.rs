@@ -5,7 +5,10 @@
 //! - [`spec`]: the experiment spec and its validation (errors name file, key path, problem).
 //! - [`plan`]: the plan: axes, the cartesian product × replications × algorithms, run
 //!   keys and seeds.
+//! - [`execute`]: runs a plan (or one shard of it) in parallel into the store.
+//! - [`slurm`]: batch scripts that run the shards as a Slurm array job, then merge.
 
 pub mod execute;
 pub mod plan;
+pub mod slurm;
 pub mod spec;

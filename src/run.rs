@@ -74,6 +74,9 @@ pub struct RunSummary {
     pub msgs_per_cs: Option<f64>,
     pub safety_violations: u64,
     pub first_violation: Option<Violation>,
+    /// Set when the run was stopped early (a message storm); its metrics then cover the
+    /// run only up to that point.
+    pub aborted: Option<String>,
     pub tokens_lost: u64,
     pub messages_lost: u64,
     pub wall_time_s: f64,
@@ -139,6 +142,7 @@ fn base_summary(
         msgs_per_cs: None,
         safety_violations: safety.count,
         first_violation: safety.first.clone(),
+        aborted: counters.aborted.clone(),
         tokens_lost: counters.tokens_lost,
         messages_lost: counters.messages_lost,
         wall_time_s: 0.0,

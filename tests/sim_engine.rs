@@ -307,3 +307,44 @@ fn timers_fire_after_their_delay() {
     );
     assert_eq!(sim.nodes()[2].timers, vec![(1, 2_507_000_000)]);
 }
+
+/// A protocol whose every message triggers two more: the run must stop with an
+/// explanation instead of filling memory.
+#[derive(Clone, Debug)]
+struct Storm;
+
+impl Protocol for Storm {
+    type Msg = Numbered;
+    const NAME: &'static str = "storm";
+    fn initial_states(neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+        vec![Storm; neighbours.len()]
+    }
+    fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<Numbered>) {
+        ctx.send(
+            peer,
+            Numbered {
+                seq: 0,
+                token: false,
+            },
+        );
+    }
+    fn on_link_down(&mut self, _: NodeId, _: &mut Ctx<Numbered>) {}
+    fn on_message(&mut self, from: NodeId, msg: Numbered, ctx: &mut Ctx<Numbered>) {
+        for _ in 0..2 {
+            ctx.send(from, msg.clone());
+        }
+    }
+}
+
+#[test]
+fn a_message_storm_aborts_the_run_with_a_reason() {
+    let tl = timeline(2, 100.0, &[], &[(1.0, 0, 1, LinkChange::Up)]);
+    let mut sim = Simulation::<Storm>::new(
+        &tl,
+        config("uniform:1ms:2ms", LinkBreak::Drain, ChangeMode::Overlap),
+    );
+    sim.run(&mut ());
+    let why = sim.counters().aborted.clone().expect("aborted");
+    assert!(why.contains("message storm"), "{why}");
+    assert!(sim.in_flight() > linkrev::sim::engine::MAX_IN_FLIGHT);
+}

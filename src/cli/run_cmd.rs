@@ -250,5 +250,8 @@ fn print_summary(s: &RunSummary) {
             v.kind, v.time_s, v.event_index, s.seed, v.nodes, v.detail
         );
     }
+    if let Some(why) = &s.aborted {
+        println!("ABORTED               {why}");
+    }
     println!("wall time             {:.3} s", s.wall_time_s);
 }

@@ -183,6 +183,13 @@ pub fn runs_frame(records: &[RunRecord]) -> PolarsResult<DataFrame> {
                 })
                 .collect::<Vec<_>>(),
         ),
+        Column::new(
+            "aborted".into(),
+            records
+                .iter()
+                .map(|r| r.output.summary.aborted.clone())
+                .collect::<Vec<_>>(),
+        ),
         Column::new("tokens_lost".into(), u(&|r| r.output.summary.tokens_lost)),
         Column::new(
             "messages_lost".into(),

@@ -104,7 +104,14 @@ pub struct RunCounters {
     pub cs_entries: u64,
     /// `serialize` mode: changes still waiting for quiescence when the run ended.
     pub changes_pending_at_end: u64,
+    /// Why the run stopped before its duration, if it did (see [`MAX_IN_FLIGHT`]).
+    pub aborted: Option<String>,
 }
+
+/// A run with more messages than this in flight at once is stopped and reported as
+/// aborted: no algorithm here needs more than a few per link, and a protocol whose
+/// messages multiply (a livelock) would otherwise exhaust memory and never finish.
+pub const MAX_IN_FLIGHT: usize = 1_000_000;
 
 /// One critical-section request of the workload.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -347,6 +354,15 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             self.counters.events += 1;
             self.handle(event, observer, index);
             observer.after_event(&self.world(index));
+            if self.in_flight > MAX_IN_FLIGHT {
+                // A message storm (a protocol whose messages multiply) would otherwise fill
+                // the machine's memory; stop and say so instead.
+                self.counters.aborted = Some(format!(
+                    "stopped at {}: more than {MAX_IN_FLIGHT} messages in flight (a message storm)",
+                    self.now
+                ));
+                break;
+            }
         }
         self.counters.changes_pending_at_end = self.pending_changes.len() as u64;
         // Observers integrate over the whole run, up to its configured end.

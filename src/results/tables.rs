@@ -64,42 +64,53 @@ fn id_columns(records: &[RunRecord], counts: &[usize]) -> Vec<Column> {
         Column::new("tool_version".into(), repeat(&|_| tool_version())),
     ];
     // Parameters: one column each, typed by the values (a spec gives one type per key).
-    if let Some(first) = records.first() {
-        for (i, (name, sample)) in first.run.params.iter().enumerate() {
-            let values = records
-                .iter()
-                .zip(counts)
-                .flat_map(|(r, &n)| std::iter::repeat_n(&r.run.params[i].1, n));
-            let column = match sample {
-                ParamValue::Int(_) => Column::new(
-                    name.as_str().into(),
-                    values
-                        .map(|v| {
-                            if let ParamValue::Int(x) = v {
-                                Some(*x)
-                            } else {
-                                None
-                            }
-                        })
-                        .collect::<Vec<_>>(),
-                ),
-                ParamValue::Float(_) => Column::new(
-                    name.as_str().into(),
-                    values
-                        .map(|v| match v {
-                            ParamValue::Float(x) => Some(*x),
-                            ParamValue::Int(x) => Some(*x as f64),
-                            ParamValue::Text(_) => None,
-                        })
-                        .collect::<Vec<_>>(),
-                ),
-                ParamValue::Text(_) => Column::new(
-                    name.as_str().into(),
-                    values.map(|v| v.to_string()).collect::<Vec<_>>(),
-                ),
-            };
-            columns.push(column);
+    // Runs of different algorithms may have different parameters (leader election has
+    // no workload), so the columns are the union, null where a run lacks one.
+    let mut names: Vec<(&str, &ParamValue)> = Vec::new();
+    for r in records {
+        for (name, value) in &r.run.params {
+            if !names.iter().any(|(n, _)| n == name) {
+                names.push((name, value));
+            }
         }
+    }
+    names.sort_by(|a, b| a.0.cmp(b.0));
+    for (name, sample) in names {
+        let values = records.iter().zip(counts).flat_map(|(r, &n)| {
+            let v = r.run.params.iter().find(|(k, _)| k == name).map(|(_, v)| v);
+            std::iter::repeat_n(v, n)
+        });
+        let column = match sample {
+            ParamValue::Int(_) => Column::new(
+                name.into(),
+                values
+                    .map(|v| {
+                        if let Some(ParamValue::Int(x)) = v {
+                            Some(*x)
+                        } else {
+                            None
+                        }
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            ParamValue::Float(_) => Column::new(
+                name.into(),
+                values
+                    .map(|v| match v {
+                        Some(ParamValue::Float(x)) => Some(*x),
+                        Some(ParamValue::Int(x)) => Some(*x as f64),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            ParamValue::Text(_) => Column::new(
+                name.into(),
+                values
+                    .map(|v| v.map(ToString::to_string))
+                    .collect::<Vec<_>>(),
+            ),
+        };
+        columns.push(column);
     }
     columns
 }

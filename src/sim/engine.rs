@@ -111,7 +111,7 @@ pub struct RunCounters {
 /// A run with more messages than this in flight at once is stopped and reported as
 /// aborted: no algorithm here needs more than a few per link, and a protocol whose
 /// messages multiply (a livelock) would otherwise exhaust memory and never finish.
-pub const MAX_IN_FLIGHT: usize = 1_000_000;
+pub const MAX_IN_FLIGHT: usize = 100_000;
 
 /// One critical-section request of the workload.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -245,6 +245,8 @@ pub struct Simulation<'t, P: Protocol> {
     requests: Vec<RequestRecord>,
     outstanding: Vec<Option<usize>>,
     scratch_dist: Vec<u32>,
+    /// Next hops computed since the last topology change: (at, destination) → hop.
+    route_cache: FxHashMap<(NodeId, NodeId), Option<NodeId>>,
 }
 
 impl<'t, P: Protocol> Simulation<'t, P> {
@@ -286,6 +288,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             requests: Vec::new(),
             outstanding: vec![None; n],
             scratch_dist: vec![u32::MAX; n],
+            route_cache: FxHashMap::default(),
         }
     }
 
@@ -431,6 +434,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         index: u64,
     ) {
         self.counters.topology_changes += 1;
+        self.route_cache.clear();
         let up = change == LinkChange::Up;
         let detection = self.config.network.detection_delay;
         let drop = self.config.network.link_break == LinkBreak::Drop;
@@ -668,6 +672,16 @@ impl<'t, P: Protocol> Simulation<'t, P> {
     /// First hop of a shortest path from `from` to `dest` in the current graph (ties to
     /// the lowest neighbour id), by breadth-first search from `dest`.
     fn next_hop(&mut self, from: NodeId, dest: NodeId) -> Option<NodeId> {
+        if let Some(&hop) = self.route_cache.get(&(from, dest)) {
+            return hop;
+        }
+        let hop = self.shortest_path_hop(from, dest);
+        self.route_cache.insert((from, dest), hop);
+        hop
+    }
+
+    /// The search behind [`Self::next_hop`] (cached until the topology changes).
+    fn shortest_path_hop(&mut self, from: NodeId, dest: NodeId) -> Option<NodeId> {
         if !self.graph.connected(from, dest) {
             return None;
         }

@@ -172,36 +172,61 @@ pub fn execute(
     let batch = options.batch.unwrap_or((4 * threads).max(8));
     let cache = TraceCache::default();
     progress.start(mine.len(), report.already_done);
-    for chunk in todo.chunks(batch) {
-        if stop.load(Ordering::SeqCst) {
-            report.interrupted = true;
-            break;
-        }
-        let results: Vec<Option<anyhow::Result<RunRecord>>> = pool.install(|| {
-            chunk
-                .par_iter()
-                .map(|run| {
+    // Workers run simulations and send each finished run over a channel; this thread
+    // stores them a chunk at a time. No barrier between chunks, so one slow run never
+    // leaves the other workers idle.
+    let (tx, rx) = std::sync::mpsc::channel::<anyhow::Result<RunRecord>>();
+    let outcome: anyhow::Result<()> = std::thread::scope(|scope| {
+        let workers = scope.spawn(|| {
+            pool.install(|| {
+                todo.par_iter().for_each_with(tx, |tx, run| {
                     if stop.load(Ordering::SeqCst) {
-                        return None;
+                        return;
                     }
                     let record = run_one(&plan.experiment, run, &|p| cache.get(p))
                         .with_context(|| format!("run {}", run.key));
                     progress.advance(1);
-                    Some(record)
-                })
-                .collect()
+                    // The receiver is gone only after a storage error, reported below.
+                    let _ = tx.send(record);
+                });
+            })
         });
-        let skipped = results.iter().any(Option::is_none);
-        let records: Vec<RunRecord> = results
-            .into_iter()
-            .flatten()
-            .collect::<anyhow::Result<_>>()?;
-        store.write_batch(&records)?;
-        report.ran += records.len();
-        if skipped {
-            report.interrupted = true;
-            break;
+        let mut pending: Vec<RunRecord> = Vec::with_capacity(batch);
+        let mut failure = None;
+        for record in rx {
+            match record {
+                Ok(record) if failure.is_none() => {
+                    pending.push(record);
+                    if pending.len() >= batch {
+                        match store.write_batch(&pending) {
+                            Ok(()) => report.ran += pending.len(),
+                            Err(e) => {
+                                failure = Some(e);
+                                stop.store(true, Ordering::SeqCst);
+                            }
+                        }
+                        pending.clear();
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    failure.get_or_insert(e);
+                    stop.store(true, Ordering::SeqCst);
+                }
+            }
         }
+        if failure.is_none() && !pending.is_empty() {
+            store.write_batch(&pending)?;
+            report.ran += pending.len();
+        }
+        workers
+            .join()
+            .map_err(|_| anyhow::anyhow!("a worker thread panicked"))?;
+        failure.map_or(Ok(()), Err)
+    });
+    outcome?;
+    if report.ran + report.already_done < mine.len() {
+        report.interrupted = true;
     }
     progress.finish();
     report.stored = store.completed()?.len();

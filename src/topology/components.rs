@@ -79,7 +79,9 @@ impl ComponentTracker {
     pub fn remove_edge(&mut self, a: NodeId, b: NodeId) {
         remove_one(&mut self.adjacency[a as usize], b);
         remove_one(&mut self.adjacency[b as usize], a);
-        if self.reaches(a, b) {
+        // In dense graphs the two ends nearly always still share a neighbour: check that
+        // in O(deg a + deg b) before searching the component.
+        if self.share_a_neighbour(a, b) || self.reaches(a, b) {
             return;
         }
         // `b`'s side split off: give it a fresh label (the one of a currently empty slot,
@@ -97,6 +99,17 @@ impl ComponentTracker {
             .iter()
             .position(|&s| s == 0)
             .expect("a split implies a free label") as u32
+    }
+
+    fn share_a_neighbour(&mut self, a: NodeId, b: NodeId) -> bool {
+        self.epoch += 1;
+        for &w in &self.adjacency[b as usize] {
+            self.seen[w as usize] = self.epoch;
+        }
+        let epoch = self.epoch;
+        self.adjacency[a as usize]
+            .iter()
+            .any(|&w| self.seen[w as usize] == epoch)
     }
 
     /// Depth-first search from `from`; whether `to` is reached.

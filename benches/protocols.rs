@@ -2,8 +2,8 @@
 //! 1500×300 m (λ = 0.1 for mutual exclusion): the same runs as `linkrev bench protocols`.
 //! Divide the run's event count (printed by `linkrev run`) by the time for events/s.
 
-use linkrev::mobility::Area;
-use linkrev::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist, StartMode};
+use linkrev::mobility::rwp;
+use linkrev::params::default_rwp;
 use linkrev::run::{Algorithm, simulate};
 use linkrev::sim::{CsTime, Duration, NetworkConfig, RunConfig, SimTime, WorkloadConfig};
 use linkrev::topology::events::{LinkTimeline, link_timeline};
@@ -13,22 +13,7 @@ fn main() {
 }
 
 fn timeline() -> LinkTimeline {
-    let trace = rwp::generate(&RwpParams {
-        nodes: 50,
-        area: Area {
-            width: 1500.0,
-            height: 300.0,
-        },
-        speed: SpeedDist::Uniform {
-            min: 1.0,
-            max: 20.0,
-        },
-        pause: PauseDist::Constant(30.0),
-        duration: 900.0,
-        start: StartMode::Stationary,
-        seed: 1,
-    })
-    .expect("valid parameters");
+    let trace = rwp::generate(&default_rwp(1)).expect("valid parameters");
     link_timeline(&trace, 250.0)
 }
 

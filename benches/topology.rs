@@ -5,8 +5,9 @@
 //!
 //! Run with `cargo bench --bench topology`. README reports the measured ratio.
 
-use linkrev::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist, StartMode};
+use linkrev::mobility::rwp::{self, RwpParams};
 use linkrev::mobility::{Area, Trace};
+use linkrev::params::default_rwp;
 use linkrev::topology::events::link_timeline;
 
 fn main() {
@@ -26,14 +27,7 @@ fn params(nodes: usize) -> RwpParams {
             width: 1500.0 * scale,
             height: 300.0 * scale,
         },
-        speed: SpeedDist::Uniform {
-            min: 1.0,
-            max: 20.0,
-        },
-        pause: PauseDist::Constant(30.0),
-        duration: 900.0,
-        start: StartMode::Stationary,
-        seed: 7,
+        ..default_rwp(7)
     }
 }
 

@@ -11,7 +11,9 @@
 //! which runs exist, never on how they were batched, threaded or sharded, so compacted
 //! tables are byte-identical for the same spec.
 
-use super::tables::{RunRecord, changes_frame, requests_frame, runs_frame, tool_version};
+use super::tables::{
+    ParamSchema, RunRecord, changes_frame, requests_frame, runs_frame, tool_version,
+};
 use crate::output::write_atomically;
 use anyhow::{Context, bail};
 use polars::prelude::*;
@@ -172,47 +174,64 @@ impl Store {
         Ok(())
     }
 
-    /// Writes one batch as one chunk per table (the `runs` chunk last).
-    pub fn write_batch(&self, records: &[RunRecord]) -> anyhow::Result<()> {
-        let Some(first) = records.iter().map(|r| r.run.index).min() else {
+    /// Writes one batch as one chunk per table (the `runs` chunk last). `records` must be
+    /// sorted by run index; `schema` is the sweep's parameter columns.
+    pub fn write_batch(&self, records: &[RunRecord], schema: &ParamSchema) -> anyhow::Result<()> {
+        debug_assert!(
+            records.windows(2).all(|w| w[0].run.index < w[1].run.index),
+            "batch not sorted"
+        );
+        let Some(first) = records.first().map(|r| r.run.index) else {
             return Ok(());
         };
         let name = chunk_name(first);
         for table in TABLES {
             let mut df = match table {
-                "changes" => changes_frame(records)?,
-                "requests" => requests_frame(records)?,
-                _ => runs_frame(records)?,
+                "changes" => changes_frame(records, schema)?,
+                "requests" => requests_frame(records, schema)?,
+                _ => runs_frame(records, schema)?,
             };
             write_parquet(&self.dir.join(table).join(&name), &mut df)?;
         }
         Ok(())
     }
 
-    /// Merges each table's chunks (and any earlier compacted file) into
-    /// `<table>.parquet`, sorted by run index, then removes the chunks.
+    /// Merges each table's chunks into `<table>.parquet`, sorted by run index, then
+    /// removes the chunks.
+    ///
+    /// Streaming, so memory stays flat however large the sweep: chunks are read in order
+    /// of their first run index, and each is sorted; once the next chunk starts at run
+    /// `k`, every row of a run below `k` has been read and can be written. Rows are written
+    /// in row groups of [`ROW_GROUP_RUNS`] consecutive run indices, boundaries that depend
+    /// on the plan only, so the file's bytes do not depend on how runs were batched.
     pub fn compact(&self) -> anyhow::Result<()> {
         for table in TABLES {
             let compacted = self.dir.join(format!("{table}.parquet"));
-            let mut parts = parquet_files(&self.dir.join(table))?;
+            let parts = parquet_files(&self.dir.join(table))?;
             if parts.is_empty() {
                 continue;
             }
             if compacted.exists() {
-                parts.push(compacted.clone());
+                anyhow::bail!(
+                    "{} exists beside new chunks in {}: the sweep was compacted before these runs were added",
+                    compacted.display(),
+                    self.dir.join(table).display()
+                );
             }
-            let frames = parts
-                .iter()
-                .map(|p| read_parquet(p))
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            let mut all = concat_frames(frames)?;
-            all = all.sort(
-                ["run_index"],
-                SortMultipleOptions::default().with_maintain_order(true),
-            )?;
-            all.rechunk_mut();
-            write_parquet(&compacted, &mut all)?;
-            for p in parts.iter().filter(|p| **p != compacted) {
+            let mut failure: Option<anyhow::Error> = None;
+            write_atomically(&compacted, |w| {
+                if let Err(e) = stream_sorted(&parts, w) {
+                    failure = Some(e);
+                    return Err(std::io::Error::other("compaction failed"));
+                }
+                Ok(())
+            })
+            .map_err(|e| match failure.take() {
+                Some(f) => f,
+                None => anyhow::Error::from(e),
+            })
+            .with_context(|| format!("compacting {}", compacted.display()))?;
+            for p in &parts {
                 fs::remove_file(p).with_context(|| format!("removing {}", p.display()))?;
             }
         }
@@ -236,6 +255,66 @@ impl Store {
             SortMultipleOptions::default().with_maintain_order(true),
         )?)
     }
+}
+
+/// Runs per row group of a compacted table (see [`Store::compact`]).
+pub const ROW_GROUP_RUNS: u64 = 16;
+
+fn run_indices(df: &DataFrame) -> anyhow::Result<Vec<u64>> {
+    Ok(df
+        .column("run_index")?
+        .u64()?
+        .iter()
+        .map(|v| v.unwrap_or(0))
+        .collect())
+}
+
+/// Writes the rows of `parts` (each sorted by run index, in order of first run index) to
+/// `out`, sorted by run index, holding only the rows not yet known to be final.
+fn stream_sorted(parts: &[PathBuf], out: &mut dyn std::io::Write) -> anyhow::Result<()> {
+    // Every chunk of one sweep has the same columns (the plan's schema).
+    let first = read_parquet(&parts[0])?;
+    let mut writer = ParquetWriter::new(out)
+        .set_parallel(false)
+        .batched(&first.schema())?;
+    let mut pending = Some(first);
+    let mut carry: Option<DataFrame> = None;
+    for k in 0..parts.len() {
+        let df = match pending.take() {
+            Some(df) => df,
+            None => read_parquet(&parts[k])?,
+        };
+        let mut all = match carry.take() {
+            Some(mut c) => {
+                c.vstack_mut(&df)?;
+                c
+            }
+            None => df,
+        };
+        all = all.sort(
+            ["run_index"],
+            SortMultipleOptions::default().with_maintain_order(true),
+        )?;
+        // Rows below `final_below` can no longer be joined by rows of a later part.
+        let final_below = match parts.get(k + 1).and_then(|p| chunk_index(p)) {
+            Some(next) => (next as u64 / ROW_GROUP_RUNS) * ROW_GROUP_RUNS,
+            None => u64::MAX,
+        };
+        let idx = run_indices(&all)?;
+        let done = idx.partition_point(|&i| i < final_below);
+        let mut start = 0;
+        while start < done {
+            let group = idx[start] / ROW_GROUP_RUNS;
+            let end = start + idx[start..done].partition_point(|&i| i / ROW_GROUP_RUNS == group);
+            let mut piece = all.slice(start as i64, end - start);
+            piece.rechunk_mut();
+            writer.write_batch(&piece)?;
+            start = end;
+        }
+        carry = Some(all.slice(done as i64, all.height() - done));
+    }
+    writer.finish()?;
+    Ok(())
 }
 
 fn concat_frames(frames: Vec<DataFrame>) -> anyhow::Result<DataFrame> {

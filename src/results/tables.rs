@@ -21,6 +21,26 @@ pub struct RunRecord {
     pub mobility: MobilityStats,
 }
 
+/// The parameter columns of a sweep: every parameter name of any run, in name order,
+/// with a sample value giving its type. Built once per plan ([`param_schema`]).
+pub type ParamSchema = Vec<(String, ParamValue)>;
+
+/// The parameter schema of a set of runs (normally a whole plan).
+pub fn param_schema<'a>(
+    runs: impl IntoIterator<Item = &'a crate::sweep::plan::PlannedRun>,
+) -> ParamSchema {
+    let mut schema: ParamSchema = Vec::new();
+    for run in runs {
+        for (name, value) in &run.params {
+            if !schema.iter().any(|(n, _)| n == name) {
+                schema.push((name.clone(), value.clone()));
+            }
+        }
+    }
+    schema.sort_by(|a, b| a.0.cmp(&b.0));
+    schema
+}
+
 /// linkrev's version, stored in every row so results of different versions are never
 /// silently mixed.
 pub fn tool_version() -> String {
@@ -28,7 +48,7 @@ pub fn tool_version() -> String {
 }
 
 /// Builds the identifying columns, repeating each record's values `counts[i]` times.
-fn id_columns(records: &[RunRecord], counts: &[usize]) -> Vec<Column> {
+fn id_columns(records: &[RunRecord], counts: &[usize], schema: &ParamSchema) -> Vec<Column> {
     let repeat = |f: &dyn Fn(&RunRecord) -> String| -> Vec<String> {
         records
             .iter()
@@ -63,19 +83,9 @@ fn id_columns(records: &[RunRecord], counts: &[usize]) -> Vec<Column> {
         Column::new("seed".into(), seed),
         Column::new("tool_version".into(), repeat(&|_| tool_version())),
     ];
-    // Parameters: one column each, typed by the values (a spec gives one type per key).
-    // Runs of different algorithms may have different parameters (leader election has
-    // no workload), so the columns are the union, null where a run lacks one.
-    let mut names: Vec<(&str, &ParamValue)> = Vec::new();
-    for r in records {
-        for (name, value) in &r.run.params {
-            if !names.iter().any(|(n, _)| n == name) {
-                names.push((name, value));
-            }
-        }
-    }
-    names.sort_by(|a, b| a.0.cmp(b.0));
-    for (name, sample) in names {
+    // Parameters: one column each, typed by the plan's schema, so every chunk of one
+    // sweep has the same columns (leader-election runs have no workload: null there).
+    for (name, sample) in schema.iter().map(|(n, v)| (n.as_str(), v)) {
         let values = records.iter().zip(counts).flat_map(|(r, &n)| {
             let v = r.run.params.iter().find(|(k, _)| k == name).map(|(_, v)| v);
             std::iter::repeat_n(v, n)
@@ -121,9 +131,9 @@ fn frame(columns: Vec<Column>) -> PolarsResult<DataFrame> {
 }
 
 /// One row per run: identification, parameters, metrics and mobility covariates.
-pub fn runs_frame(records: &[RunRecord]) -> PolarsResult<DataFrame> {
+pub fn runs_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<DataFrame> {
     let ones = vec![1; records.len()];
-    let mut columns = id_columns(records, &ones);
+    let mut columns = id_columns(records, &ones, schema);
     let s = |f: &dyn Fn(&RunRecord) -> Option<f64>| records.iter().map(f).collect::<Vec<_>>();
     let u = |f: &dyn Fn(&RunRecord) -> u64| records.iter().map(f).collect::<Vec<_>>();
     let ou = |f: &dyn Fn(&RunRecord) -> Option<u64>| records.iter().map(f).collect::<Vec<_>>();
@@ -240,9 +250,9 @@ pub fn runs_frame(records: &[RunRecord]) -> PolarsResult<DataFrame> {
 }
 
 /// One row per topology change of the leader-election runs.
-pub fn changes_frame(records: &[RunRecord]) -> PolarsResult<DataFrame> {
+pub fn changes_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<DataFrame> {
     let counts: Vec<usize> = records.iter().map(|r| r.output.changes.len()).collect();
-    let mut columns = id_columns(records, &counts);
+    let mut columns = id_columns(records, &counts, schema);
     let rows = || records.iter().flat_map(|r| r.output.changes.iter());
     columns.extend([
         Column::new(
@@ -274,9 +284,9 @@ pub fn changes_frame(records: &[RunRecord]) -> PolarsResult<DataFrame> {
 
 /// One row per CS request of the mutual-exclusion runs; requests still waiting at the end
 /// have null `entered_s`, `exited_s` and `wait_s`.
-pub fn requests_frame(records: &[RunRecord]) -> PolarsResult<DataFrame> {
+pub fn requests_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<DataFrame> {
     let counts: Vec<usize> = records.iter().map(|r| r.output.requests.len()).collect();
-    let mut columns = id_columns(records, &counts);
+    let mut columns = id_columns(records, &counts, schema);
     let rows = || records.iter().flat_map(|r| r.output.requests.iter());
     columns.extend([
         Column::new("node".into(), rows().map(|q| q.node).collect::<Vec<_>>()),

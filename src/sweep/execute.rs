@@ -11,13 +11,12 @@ use crate::mobility::Trace;
 use crate::mobility::format::read_trace;
 use crate::mobility::rwp;
 use crate::results::store::Store;
-use crate::results::tables::RunRecord;
+use crate::results::tables::{RunRecord, param_schema};
 use crate::run::simulate;
 use crate::sim::SimTime;
 use crate::topology::events::link_timeline;
 use crate::topology::stats::mobility_stats;
 use anyhow::Context;
-use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -175,21 +174,29 @@ pub fn execute(
     // Workers run simulations and send each finished run over a channel; this thread
     // stores them a chunk at a time. No barrier between chunks, so one slow run never
     // leaves the other workers idle.
+    let schema = param_schema(&plan.runs);
     let (tx, rx) = std::sync::mpsc::channel::<anyhow::Result<RunRecord>>();
+    // Workers take runs in plan order from a shared counter, so stored chunks cover
+    // narrow ranges of run indices and compaction can stream them.
+    let next = std::sync::atomic::AtomicUsize::new(0);
     let outcome: anyhow::Result<()> = std::thread::scope(|scope| {
         let workers = scope.spawn(|| {
-            pool.install(|| {
-                todo.par_iter().for_each_with(tx, |tx, run| {
+            pool.broadcast(|_| {
+                let tx = tx.clone();
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(run) = todo.get(i) else { break };
                     if stop.load(Ordering::SeqCst) {
-                        return;
+                        break;
                     }
                     let record = run_one(&plan.experiment, run, &|p| cache.get(p))
                         .with_context(|| format!("run {}", run.key));
                     progress.advance(1);
                     // The receiver is gone only after a storage error, reported below.
                     let _ = tx.send(record);
-                });
-            })
+                }
+            });
+            drop(tx);
         });
         let mut pending: Vec<RunRecord> = Vec::with_capacity(batch);
         let mut failure = None;
@@ -198,7 +205,8 @@ pub fn execute(
                 Ok(record) if failure.is_none() => {
                     pending.push(record);
                     if pending.len() >= batch {
-                        match store.write_batch(&pending) {
+                        pending.sort_by_key(|r| r.run.index);
+                        match store.write_batch(&pending, &schema) {
                             Ok(()) => report.ran += pending.len(),
                             Err(e) => {
                                 failure = Some(e);
@@ -216,7 +224,8 @@ pub fn execute(
             }
         }
         if failure.is_none() && !pending.is_empty() {
-            store.write_batch(&pending)?;
+            pending.sort_by_key(|r| r.run.index);
+            store.write_batch(&pending, &schema)?;
             report.ran += pending.len();
         }
         workers

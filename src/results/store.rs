@@ -276,7 +276,7 @@ fn stream_sorted(parts: &[PathBuf], out: &mut dyn std::io::Write) -> anyhow::Res
     let first = read_parquet(&parts[0])?;
     let mut writer = ParquetWriter::new(out)
         .set_parallel(false)
-        .batched(&first.schema())?;
+        .batched(first.schema())?;
     let mut pending = Some(first);
     let mut carry: Option<DataFrame> = None;
     for k in 0..parts.len() {

@@ -7,7 +7,10 @@ use linkrev::sim::{
     ChangeMode, CsTime, Duration, LinkBreak, NetworkConfig, Observer, RunConfig, SimTime,
     Simulation, WorkloadConfig, World,
 };
-use linkrev::topology::events::{LinkChange, LinkEvent, LinkInterval, LinkTimeline};
+use linkrev::topology::events::LinkChange;
+
+mod common;
+use common::timeline;
 
 #[derive(Clone, Debug)]
 struct Numbered {
@@ -86,34 +89,6 @@ impl<const BURST: u32, const ROUTE_TO: NodeId> Protocol for Toy<BURST, ROUTE_TO>
         if event == AppEvent::RequestCs {
             ctx.enter_cs();
         }
-    }
-}
-
-fn timeline(
-    n: usize,
-    duration: f64,
-    initial: &[(NodeId, NodeId)],
-    events: &[(f64, NodeId, NodeId, LinkChange)],
-) -> LinkTimeline {
-    let intervals = initial
-        .iter()
-        .map(|&(a, b)| LinkInterval {
-            a,
-            b,
-            start: 0.0,
-            end: duration,
-        })
-        .collect();
-    let events = events
-        .iter()
-        .map(|&(time, a, b, change)| LinkEvent { time, a, b, change })
-        .collect();
-    LinkTimeline {
-        range: 1.0,
-        duration,
-        node_count: n,
-        intervals,
-        events,
     }
 }
 

@@ -1,0 +1,258 @@
+//! Aggregation against hand-computed values on a small fixed `runs`-like table.
+//!
+//! wait_mean by (algorithm, rate, replication); seeds are shared by the algorithms of
+//! one (rate, replication), as in a real sweep:
+//!
+//! | rate | me-rl          | me-raymond  | other            |
+//! |------|----------------|-------------|------------------|
+//! | 0.1  | 1, 2, 3, 6     | 2, 2, 5, 7  | le-malpani: 50   |
+//! | 0.5  | 4, null, 8, 6  | 5, 9, 10, 8 |                  |
+//! | 0.9  | 7 (rep 0 only) |             |                  |
+
+use linkrev::results::aggregate::{paired_difference, student_t_quantile, summarize};
+use polars::prelude::*;
+
+/// t_{0.975,3} and t_{0.975,2} (the latter in closed form: 0.95·√(2/0.0975)).
+const T3: f64 = 3.182_446_305_284_263;
+const T2: f64 = 4.302_652_729_749_464;
+const EPS: f64 = 1e-9;
+
+fn table() -> DataFrame {
+    let mut algorithm = Vec::new();
+    let mut rate = Vec::new();
+    let mut replication = Vec::new();
+    let mut seed = Vec::new();
+    let mut wait = Vec::new();
+    let mut push = |alg: &str, r: f64, rep: u32, value: Option<f64>| {
+        algorithm.push(alg.to_string());
+        rate.push(r);
+        replication.push(rep);
+        seed.push((r * 1000.0) as u64 + u64::from(rep));
+        wait.push(value);
+    };
+    // Interleaved and out of order on purpose: the output order must not depend on it.
+    for (rep, (rl, ray)) in [(1.0, 2.0), (2.0, 2.0), (3.0, 5.0), (6.0, 7.0)]
+        .into_iter()
+        .enumerate()
+        .rev()
+    {
+        push("me-raymond", 0.1, rep as u32, Some(ray));
+        push("me-rl", 0.1, rep as u32, Some(rl));
+    }
+    for (rep, (rl, ray)) in [
+        (Some(4.0), 5.0),
+        (None, 9.0),
+        (Some(8.0), 10.0),
+        (Some(6.0), 8.0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        push("me-rl", 0.5, rep as u32, rl);
+        push("me-raymond", 0.5, rep as u32, Some(ray));
+    }
+    push("me-rl", 0.9, 0, Some(7.0));
+    push("le-malpani", 0.1, 0, Some(50.0));
+    let n = algorithm.len();
+    df! {
+        "experiment" => vec!["e1"; n],
+        "algorithm" => algorithm,
+        "replication" => replication,
+        "seed" => seed,
+        "rate" => rate,
+        "wait_mean" => wait,
+    }
+    .unwrap()
+}
+
+fn f(df: &DataFrame, name: &str, row: usize) -> Option<f64> {
+    df.column(name).unwrap().f64().unwrap().get(row)
+}
+
+fn n(df: &DataFrame, name: &str, row: usize) -> u64 {
+    df.column(name).unwrap().u64().unwrap().get(row).unwrap()
+}
+
+fn close(got: Option<f64>, want: f64, what: &str) {
+    let got = got.unwrap_or_else(|| panic!("{what}: null, want {want}"));
+    assert!((got - want).abs() < EPS, "{what}: {got} vs {want}");
+}
+
+struct Want {
+    n: u64,
+    mean: f64,
+    sd: f64,
+    t: f64,
+    median: f64,
+    p95: f64,
+}
+
+fn check(df: &DataFrame, row: usize, w: Want) {
+    assert_eq!(n(df, "n", row), w.n, "n of row {row}");
+    close(f(df, "mean", row), w.mean, "mean");
+    close(f(df, "sd", row), w.sd, "sd");
+    let half = w.t * w.sd / (w.n as f64).sqrt();
+    close(f(df, "ci_low", row), w.mean - half, "ci_low");
+    close(f(df, "ci_high", row), w.mean + half, "ci_high");
+    close(f(df, "median", row), w.median, "median");
+    close(f(df, "p95", row), w.p95, "p95");
+}
+
+#[test]
+fn t_quantile_matches_the_constants_used_below() {
+    assert!((student_t_quantile(0.975, 3) - T3).abs() < 1e-12);
+    assert!((student_t_quantile(0.975, 2) - T2).abs() < 1e-12);
+}
+
+#[test]
+fn summarize_by_algorithm_and_rate() {
+    let s = summarize(&table(), &["algorithm", "rate"], "wait_mean").unwrap();
+    let names: Vec<&str> = s.get_column_names().iter().map(|c| c.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "algorithm",
+            "rate",
+            "n",
+            "mean",
+            "sd",
+            "ci_low",
+            "ci_high",
+            "median",
+            "p95"
+        ]
+    );
+    let algs: Vec<Option<&str>> = s
+        .column("algorithm")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .collect();
+    let rates: Vec<Option<f64>> = s.column("rate").unwrap().f64().unwrap().iter().collect();
+    assert_eq!(
+        algs,
+        [
+            "le-malpani",
+            "me-raymond",
+            "me-raymond",
+            "me-rl",
+            "me-rl",
+            "me-rl"
+        ]
+        .map(Some)
+    );
+    assert_eq!(rates, [0.1, 0.1, 0.5, 0.1, 0.5, 0.9].map(Some));
+
+    // me-raymond 0.1: 2, 2, 5, 7 → mean 4, SS 18, sd √6; p95 at position 2.85: 5 + 0.85·2.
+    #[rustfmt::skip]
+    check(&s, 1, Want { n: 4, mean: 4.0, sd: 6f64.sqrt(), t: T3, median: 3.5, p95: 6.7 });
+    // me-raymond 0.5: 5, 8, 9, 10 → mean 8, SS 14; p95 9 + 0.85·1.
+    #[rustfmt::skip]
+    check(&s, 2, Want { n: 4, mean: 8.0, sd: (14.0f64 / 3.0).sqrt(), t: T3, median: 8.5, p95: 9.85 });
+    // me-rl 0.1: 1, 2, 3, 6 → mean 3, SS 14; p95 3 + 0.85·3.
+    #[rustfmt::skip]
+    check(&s, 3, Want { n: 4, mean: 3.0, sd: (14.0f64 / 3.0).sqrt(), t: T3, median: 2.5, p95: 5.55 });
+    // me-rl 0.5: the null is skipped → 4, 6, 8: mean 6, sd 2, t with 2 df; p95 at 1.9: 6 + 0.9·2.
+    #[rustfmt::skip]
+    check(&s, 4, Want { n: 3, mean: 6.0, sd: 2.0, t: T2, median: 6.0, p95: 7.8 });
+
+    // n = 1: a mean, no spread, no interval.
+    for row in [0, 5] {
+        assert_eq!(n(&s, "n", row), 1);
+        for col in ["sd", "ci_low", "ci_high"] {
+            assert_eq!(f(&s, col, row), None, "{col} of row {row}");
+        }
+    }
+    assert_eq!(f(&s, "mean", 5), Some(7.0));
+    assert_eq!(f(&s, "median", 5), Some(7.0));
+    assert_eq!(f(&s, "p95", 5), Some(7.0));
+}
+
+#[test]
+fn summarize_without_groups_is_one_row() {
+    let s = summarize(&table(), &[], "wait_mean").unwrap();
+    assert_eq!(s.height(), 1);
+    assert_eq!(s.width(), 7);
+    assert_eq!(n(&s, "n", 0), 17);
+    close(f(&s, "mean", 0), 135.0 / 17.0, "mean");
+}
+
+#[test]
+fn summarize_is_deterministic_under_row_order() {
+    let t = table();
+    let reversed = t.reverse();
+    let a = summarize(&t, &["algorithm", "rate"], "wait_mean").unwrap();
+    let b = summarize(&reversed, &["algorithm", "rate"], "wait_mean").unwrap();
+    assert!(a.equals_missing(&b));
+}
+
+#[test]
+fn paired_difference_rl_minus_raymond() {
+    let p = paired_difference(&table(), &["rate"], "wait_mean", "me-rl", "me-raymond").unwrap();
+    let names: Vec<&str> = p.get_column_names().iter().map(|c| c.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "rate", "n", "mean", "sd", "ci_low", "ci_high", "median", "p95", "mean_a", "mean_b",
+            "unpaired"
+        ]
+    );
+    let rates: Vec<Option<f64>> = p.column("rate").unwrap().f64().unwrap().iter().collect();
+    assert_eq!(rates, [0.1, 0.5, 0.9].map(Some));
+
+    // 0.1: d = −1, 0, −2, −1 → mean −1, SS 2, sd √(2/3); sorted −2, −1, −1, 0.
+    #[rustfmt::skip]
+    check(&p, 0, Want { n: 4, mean: -1.0, sd: (2.0f64 / 3.0).sqrt(), t: T3, median: -1.0, p95: -0.15 });
+    close(f(&p, "mean_a", 0), 3.0, "mean_a");
+    close(f(&p, "mean_b", 0), 4.0, "mean_b");
+    assert_eq!(n(&p, "unpaired", 0), 0);
+
+    // 0.5: replication 1 has a null on the RL side → d = −1, −2, −2: mean −5/3,
+    // SS 2/3, sd √(1/3); mean_b over the same three pairs: (5 + 10 + 8)/3.
+    #[rustfmt::skip]
+    check(&p, 1, Want { n: 3, mean: -5.0 / 3.0, sd: (1.0f64 / 3.0).sqrt(), t: T2, median: -2.0, p95: -1.1 });
+    close(f(&p, "mean_a", 1), 6.0, "mean_a");
+    close(f(&p, "mean_b", 1), 23.0 / 3.0, "mean_b");
+    assert_eq!(n(&p, "unpaired", 1), 0);
+
+    // 0.9: RL alone → no pair, one unpaired row.
+    assert_eq!(n(&p, "n", 2), 0);
+    assert_eq!(n(&p, "unpaired", 2), 1);
+    for col in [
+        "mean", "sd", "ci_low", "ci_high", "median", "p95", "mean_a", "mean_b",
+    ] {
+        assert_eq!(f(&p, col, 2), None, "{col}");
+    }
+}
+
+#[test]
+fn paired_difference_is_antisymmetric() {
+    let t = table();
+    let ab = paired_difference(&t, &["rate"], "wait_mean", "me-rl", "me-raymond").unwrap();
+    let ba = paired_difference(&t, &["rate"], "wait_mean", "me-raymond", "me-rl").unwrap();
+    for row in 0..2 {
+        close(f(&ba, "mean", row), -f(&ab, "mean", row).unwrap(), "mean");
+        close(f(&ba, "sd", row), f(&ab, "sd", row).unwrap(), "sd");
+        close(
+            f(&ba, "ci_low", row),
+            -f(&ab, "ci_high", row).unwrap(),
+            "ci",
+        );
+    }
+}
+
+#[test]
+fn ambiguous_pairing_and_bad_columns_are_errors() {
+    let t = table();
+    // Without `rate` in the groups and without seeds, replication 0 of me-rl appears
+    // at three rates: pairing would be ambiguous.
+    let no_seed = t.drop("seed").unwrap();
+    let err = paired_difference(&no_seed, &[], "wait_mean", "me-rl", "me-raymond").unwrap_err();
+    assert!(format!("{err:#}").contains("validation"), "{err:#}");
+    assert!(paired_difference(&no_seed, &["rate"], "wait_mean", "me-rl", "me-raymond").is_ok());
+    assert!(paired_difference(&t, &["algorithm"], "wait_mean", "me-rl", "me-raymond").is_err());
+    let err = summarize(&t, &["speed"], "wait_mean").unwrap_err();
+    assert!(err.to_string().contains("speed"), "{err}");
+    assert!(summarize(&t, &["rate"], "no_metric").is_err());
+}

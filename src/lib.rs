@@ -6,8 +6,9 @@
 //!
 //! ```text
 //! traces/*.tcl, *.movements[.gz] ─┐
-//! random-waypoint generator ──────┴─► Trace ──► LinkTimeline ──► Simulation<P: Protocol> ──► RunOutput
-//!                                    mobility     topology        sim + protocol + observe     run
+//! random-waypoint generator ──────┴─► Trace ──► LinkTimeline ──► Simulation<P: Protocol> ──► RunOutput ──► Store ──► Aggregate
+//!                                    mobility     topology        sim + protocol + observe     run         results    results
+//! analysis/*.toml ──► Plan (sweep) ──► executor / --shard / Slurm ──┘
 //! ```
 //!
 //! - [`input`]: located errors and warnings (`file:line: field: message`) for everything
@@ -32,7 +33,10 @@
 //!   exclusion), counting violations with a reproducer.
 //! - [`params`]: run parameters written as text (flags, spec values) and their defaults,
 //!   shared by `linkrev run` and sweep specs.
-//! - [`sweep`]: experiment specs (TOML) expanded into a plan of keyed, seeded runs.
+//! - [`sweep`]: experiment specs (TOML) expanded into a plan of keyed, seeded runs; the
+//!   parallel, resumable executor; Slurm array scripts.
+//! - [`results`]: run records as polars DataFrames, the Parquet store (atomic chunks,
+//!   streaming compaction) and aggregation with confidence intervals.
 //! - [`run`]: one run of one algorithm: simulation + monitors → records and a summary.
 //! - [`cli`]: the `linkrev` command line; `src/main.rs` only calls [`cli::main`].
 

@@ -37,6 +37,8 @@
 //!   parallel, resumable executor; Slurm array scripts.
 //! - [`results`]: run records as polars DataFrames, the Parquet store (atomic chunks,
 //!   streaming compaction) and aggregation with confidence intervals.
+//! - [`plot`]: line charts (SVG, PNG, CSV of the plotted points, pgfplots) with a
+//!   colour-blind-safe palette, per-series markers and confidence-interval error bars.
 //! - [`run`]: one run of one algorithm: simulation + monitors → records and a summary.
 //! - [`cli`]: the `linkrev` command line; `src/main.rs` only calls [`cli::main`].
 
@@ -50,6 +52,7 @@ pub mod mobility;
 pub mod observe;
 pub mod output;
 pub mod params;
+pub mod plot;
 pub mod protocol;
 pub mod results;
 pub mod run;

@@ -1,0 +1,480 @@
+//! Rendering of [`LineChart`]s.
+//!
+//! Colours follow the Okabe–Ito palette, which stays distinguishable under the common
+//! forms of colour blindness; every series also gets its own marker shape so a figure
+//! printed in greyscale can still be read. Text uses DejaVu Sans compiled into the
+//! binary (the `dejavu` crate), so output does not depend on the fonts of the machine
+//! that renders it, e.g. a cluster node without any installed.
+
+use std::fmt::Write as _;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Once;
+
+use anyhow::{Context, anyhow};
+use plotters::coord::combinators::{BindKeyPoints, LogCoord, WithKeyPoints};
+use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
+use plotters::element::{Drawable, PointCollection};
+use plotters::prelude::*;
+use plotters::style::{FontStyle, register_font};
+use plotters_backend::{BackendCoord, DrawingErrorKind};
+
+use super::{LineChart, Point};
+
+/// Okabe & Ito (2008) colour-blind-safe palette, in their order.
+pub const PALETTE: [RGBColor; 8] = [
+    RGBColor(0xE6, 0x9F, 0x00),
+    RGBColor(0x56, 0xB4, 0xE9),
+    RGBColor(0x00, 0x9E, 0x73),
+    RGBColor(0xF0, 0xE4, 0x42),
+    RGBColor(0x00, 0x72, 0xB2),
+    RGBColor(0xD5, 0x5E, 0x00),
+    RGBColor(0xCC, 0x79, 0xA7),
+    RGBColor(0x00, 0x00, 0x00),
+];
+
+/// Marker shapes, cycled per series independently of colour (7 shapes against 8
+/// colours), so no two of the first 56 series look alike even in greyscale.
+#[derive(Debug, Clone, Copy)]
+enum Marker {
+    Circle,
+    Triangle,
+    Square,
+    Cross,
+    HollowCircle,
+    HollowTriangle,
+    HollowSquare,
+}
+
+const MARKERS: [Marker; 7] = [
+    Marker::Circle,
+    Marker::Triangle,
+    Marker::Square,
+    Marker::Cross,
+    Marker::HollowCircle,
+    Marker::HollowTriangle,
+    Marker::HollowSquare,
+];
+
+static FONTS: Once = Once::new();
+
+/// Registers DejaVu Sans as the `sans-serif` family, once per process: plotters keeps
+/// a global font table, and text measurement fails if no font is registered.
+fn register_fonts() {
+    FONTS.call_once(|| {
+        // The bytes are a known-good font shipped in the `dejavu` crate; a failure
+        // here would be a packaging bug, and text rendering would report it anyway.
+        let _ = register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
+    });
+}
+
+/// The points that are actually drawn for series `i`: non-finite values are dropped,
+/// and on a logarithmic axis so are non-positive ones (they have no position there).
+/// Confidence bounds that cannot be drawn are dropped, keeping the point.
+fn plotted_points(chart: &LineChart, points: &[Point]) -> Vec<Point> {
+    let ok_x = |v: f64| v.is_finite() && (!chart.log_x || v > 0.0);
+    let ok_y = |v: f64| v.is_finite() && (!chart.log_y || v > 0.0);
+    points
+        .iter()
+        .filter(|p| ok_x(p.x) && ok_y(p.y))
+        .map(|p| {
+            let (low, high) = match (p.low, p.high) {
+                (Some(l), Some(h)) if ok_y(l) && ok_y(h) => (Some(l), Some(h)),
+                _ => (None, None),
+            };
+            Point { low, high, ..*p }
+        })
+        .collect()
+}
+
+/// Axis range covering `values`, padded so markers at the extremes are not cut off.
+fn axis_range(values: impl Iterator<Item = f64>, log: bool) -> Range<f64> {
+    let (mut lo, mut hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    if lo > hi {
+        return if log { 1.0..10.0 } else { 0.0..1.0 };
+    }
+    if log {
+        if lo == hi {
+            lo /= 2.0;
+            hi *= 2.0;
+        }
+        let pad = (hi / lo).powf(0.05);
+        lo / pad..hi * pad
+    } else {
+        if lo == hi {
+            let d = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
+            lo -= d;
+            hi += d;
+        }
+        let pad = (hi - lo) * 0.05;
+        lo - pad..hi + pad
+    }
+}
+
+/// Renders `chart` as an SVG document (100 px per inch).
+pub fn render_svg(chart: &LineChart) -> anyhow::Result<String> {
+    register_fonts();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, chart.size.pixels()).into_drawing_area();
+        draw(&root, chart, 1.0)?;
+        root.present().map_err(|e| anyhow!("rendering SVG: {e}"))?;
+    }
+    Ok(svg)
+}
+
+/// Renders `chart` as RGB pixels at twice the SVG resolution (200 px per inch).
+/// Returns width, height and the row-major RGB bytes.
+pub fn render_rgb(chart: &LineChart) -> anyhow::Result<(u32, u32, Vec<u8>)> {
+    register_fonts();
+    let (w, h) = chart.size.pixels();
+    let (w, h) = (2 * w, 2 * h);
+    let mut buf = vec![0u8; w as usize * h as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        draw(&root, chart, 2.0)?;
+        root.present()
+            .map_err(|e| anyhow!("rendering bitmap: {e}"))?;
+    }
+    Ok((w, h, buf))
+}
+
+/// Renders `chart` as a PNG file at twice the SVG resolution. The image is encoded in
+/// memory and written atomically, so a failed run never leaves a truncated figure.
+pub fn render_png(chart: &LineChart, path: &Path) -> anyhow::Result<()> {
+    use image::ImageEncoder;
+    let (w, h, rgb) = render_rgb(chart)?;
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(&rgb, w, h, image::ColorType::Rgb8)
+        .context("encoding PNG")?;
+    crate::output::write_atomically(path, |out| out.write_all(&png))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Picks linear or logarithmic coordinates for both axes. Plotters gives them
+/// different types, so each combination instantiates [`draw_on`] separately.
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    chart: &LineChart,
+    scale: f64,
+) -> anyhow::Result<()> {
+    let series: Vec<Vec<Point>> = chart
+        .series
+        .iter()
+        .map(|s| plotted_points(chart, &s.points))
+        .collect();
+    let xr = axis_range(series.iter().flatten().map(|p| p.x), chart.log_x);
+    let yr = axis_range(
+        series
+            .iter()
+            .flatten()
+            .flat_map(|p| [Some(p.y), p.low, p.high].into_iter().flatten()),
+        chart.log_y,
+    );
+    match (chart.log_x, chart.log_y) {
+        (false, false) => draw_on(root, chart, &series, xr, yr, scale),
+        (true, false) => draw_on(root, chart, &series, log_axis(xr), yr, scale),
+        (false, true) => draw_on(root, chart, &series, xr, log_axis(yr), scale),
+        (true, true) => draw_on(root, chart, &series, log_axis(xr), log_axis(yr), scale),
+    }
+}
+
+/// A logarithmic axis with our own ticks: plotters only labels powers of ten, which
+/// leaves an axis spanning less than a decade with one label or none.
+fn log_axis(r: Range<f64>) -> WithKeyPoints<LogCoord<f64>> {
+    let ticks = log_ticks(&r);
+    r.log_scale().with_key_points(ticks)
+}
+
+/// Ticks on a log axis: the coarsest of 1, 1-2-5 and 1..9 per decade that gives at
+/// least three ticks inside `r`; over many decades, only every k-th power of ten.
+pub fn log_ticks(r: &Range<f64>) -> Vec<f64> {
+    let (lo, hi) = (r.start.log10().floor() as i32, r.end.log10().ceil() as i32);
+    let in_range = |v: &f64| *v >= r.start && *v <= r.end;
+    let per_decade = |mults: &[f64]| -> Vec<f64> {
+        (lo..=hi)
+            .flat_map(|e| mults.iter().map(move |m| m * 10f64.powi(e)))
+            .filter(in_range)
+            .collect()
+    };
+    let decades = per_decade(&[1.0]);
+    if decades.len() > 8 {
+        let step = decades.len().div_ceil(6);
+        return decades.into_iter().step_by(step).collect();
+    }
+    let mut ticks = decades;
+    for mults in [
+        &[1.0, 2.0, 5.0][..],
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+    ] {
+        if ticks.len() >= 3 {
+            break;
+        }
+        ticks = per_decade(mults);
+    }
+    ticks
+}
+
+/// Tick label: at most four significant digits, no trailing zeros, exponent notation
+/// only for very large or small magnitudes ("10", "2.5", "0.75", "1e6").
+pub fn tick_label(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let mag = v.abs().log10().floor() as i32;
+    if !(-3..5).contains(&mag) {
+        let s = format!("{v:.3e}");
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        return format!("{}e{e}", trim_zeros(m));
+    }
+    let decimals = (3 - mag).max(0) as usize;
+    let s = trim_zeros(&format!("{v:.decimals$}")).to_string();
+    if s == "-0" { "0".into() } else { s }
+}
+
+fn trim_zeros(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
+
+fn px(v: f64, scale: f64) -> u32 {
+    (v * scale).round() as u32
+}
+
+/// A marker glyph centred on one coordinate (data or pixel). A dedicated element
+/// rather than a composed `DynElement`, because plotters requires boxed elements in a
+/// series to be `'static`, which borrowed SVG/bitmap backends are not.
+#[derive(Debug, Clone, Copy)]
+struct Glyph<C> {
+    at: C,
+    kind: Marker,
+    size: i32,
+    color: RGBColor,
+    stroke: u32,
+}
+
+impl<'a, C> PointCollection<'a, C> for &'a Glyph<C> {
+    type Point = &'a C;
+    type IntoIter = std::iter::Once<&'a C>;
+    fn point_iter(self) -> Self::IntoIter {
+        std::iter::once(&self.at)
+    }
+}
+
+impl<C, DB: DrawingBackend> Drawable<DB> for Glyph<C> {
+    fn draw<I: Iterator<Item = BackendCoord>>(
+        &self,
+        mut pos: I,
+        backend: &mut DB,
+        _: (u32, u32),
+    ) -> Result<(), DrawingErrorKind<DB::ErrorType>> {
+        let Some((x, y)) = pos.next() else {
+            return Ok(());
+        };
+        let s = self.size;
+        let filled = self.color.filled();
+        let hollow = self.color.stroke_width(self.stroke);
+        // Triangles get one extra pixel so their area matches the circle's visually.
+        let t = s + 1;
+        let triangle = [(x, y - t), (x + t, y + t * 2 / 3), (x - t, y + t * 2 / 3)];
+        match self.kind {
+            Marker::Circle => backend.draw_circle((x, y), s as u32, &filled, true),
+            Marker::HollowCircle => backend.draw_circle((x, y), s as u32, &hollow, false),
+            Marker::Square => backend.draw_rect((x - s, y - s), (x + s, y + s), &filled, true),
+            Marker::HollowSquare => {
+                backend.draw_rect((x - s, y - s), (x + s, y + s), &hollow, false)
+            }
+            Marker::Triangle => backend.fill_polygon(triangle, &filled),
+            Marker::HollowTriangle => {
+                backend.draw_path(triangle.into_iter().chain([triangle[0]]), &hollow)
+            }
+            Marker::Cross => {
+                backend.draw_line((x - s, y - s), (x + s, y + s), &hollow)?;
+                backend.draw_line((x - s, y + s), (x + s, y - s), &hollow)
+            }
+        }
+    }
+}
+
+fn draw_on<'b, DB, X, Y>(
+    root: &'b DrawingArea<DB, plotters::coord::Shift>,
+    chart: &LineChart,
+    series: &[Vec<Point>],
+    x: X,
+    y: Y,
+    scale: f64,
+) -> anyhow::Result<()>
+where
+    DB: DrawingBackend + 'b,
+    X: AsRangedCoord<Value = f64>,
+    Y: AsRangedCoord<Value = f64>,
+    X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let err = |e: &dyn std::fmt::Display| anyhow!("drawing chart: {e}");
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let font = |pt: f64| ("sans-serif", pt * scale).into_font();
+    let mut ctx = ChartBuilder::on(root)
+        .caption(&chart.title, font(13.0))
+        .margin(px(6.0, scale))
+        .x_label_area_size(px(34.0, scale))
+        .y_label_area_size(px(48.0, scale))
+        .build_cartesian_2d(x, y)
+        .map_err(|e| err(&e))?;
+    ctx.configure_mesh()
+        .x_desc(&chart.x_label)
+        .y_desc(&chart.y_label)
+        .label_style(font(10.0))
+        .axis_desc_style(font(11.0))
+        .x_labels(6)
+        .y_labels(6)
+        .x_label_formatter(&|v| tick_label(*v))
+        .y_label_formatter(&|v| tick_label(*v))
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(RGBColor(0xDD, 0xDD, 0xDD))
+        .draw()
+        .map_err(|e| err(&e))?;
+
+    let stroke = px(1.5, scale).max(1);
+    let size = px(3.0, scale) as i32;
+    for (i, (s, points)) in chart.series.iter().zip(series).enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let kind = MARKERS[i % MARKERS.len()];
+        ctx.draw_series(points.iter().filter_map(|p| {
+            Some(ErrorBar::new_vertical(
+                p.x,
+                p.low?,
+                p.y,
+                p.high?,
+                color.stroke_width(px(1.0, scale).max(1)),
+                (size * 2) as u32,
+            ))
+        }))
+        .map_err(|e| err(&e))?;
+        ctx.draw_series(LineSeries::new(
+            points.iter().map(|p| (p.x, p.y)),
+            color.stroke_width(stroke),
+        ))
+        .map_err(|e| err(&e))?;
+        ctx.draw_series(points.iter().map(|p| Glyph {
+            at: (p.x, p.y),
+            kind,
+            size,
+            color,
+            stroke,
+        }))
+        .map_err(|e| err(&e))?
+        .label(s.label.as_str())
+        .legend(move |(lx, ly)| Glyph {
+            at: (lx + size * 2, ly),
+            kind,
+            size,
+            color,
+            stroke,
+        });
+    }
+    if !chart.series.is_empty() {
+        ctx.configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .label_font(font(10.0))
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(0xAA, 0xAA, 0xAA))
+            .draw()
+            .map_err(|e| err(&e))?;
+    }
+    Ok(())
+}
+
+/// Formats a number for CSV and TeX: shortest text that reads back to the same `f64`.
+fn num(v: f64) -> String {
+    format!("{v}")
+}
+
+/// The plotted numbers as CSV with header `series,x,y,low,high` (empty cells for absent
+/// bounds), so a figure's data can be checked or re-plotted without the raw results.
+/// Points dropped from the figure (non-finite, or non-positive on a log axis) are
+/// dropped here too.
+pub fn points_csv(chart: &LineChart) -> String {
+    let mut out = String::from("series,x,y,low,high\n");
+    for s in &chart.series {
+        let label = csv_field(&s.label);
+        for p in plotted_points(chart, &s.points) {
+            let opt = |v: Option<f64>| v.map(num).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{label},{},{},{},{}",
+                num(p.x),
+                num(p.y),
+                opt(p.low),
+                opt(p.high)
+            );
+        }
+    }
+    out
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Escapes LaTeX special characters in labels.
+fn tex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\textbackslash{}"),
+            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '~' => out.push_str("\\textasciitilde{}"),
+            '^' => out.push_str("\\textasciicircum{}"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The chart as a pgfplots `tikzpicture` (needs `\usepackage{pgfplots}`), so a paper can
+/// typeset the figure in its own fonts. Confidence bounds become explicit asymmetric
+/// error bars (`+= (0,high-y) -= (0,y-low)`).
+pub fn pgfplots_tex(chart: &LineChart) -> String {
+    let (w, _) = chart.size.pixels();
+    let mut out = String::new();
+    out.push_str("% Requires \\usepackage{pgfplots}.\n\\begin{tikzpicture}\n\\begin{axis}[\n");
+    let _ = writeln!(out, "  width={}in,", w as f64 / 100.0);
+    let _ = writeln!(out, "  title={{{}}},", tex_escape(&chart.title));
+    let _ = writeln!(out, "  xlabel={{{}}},", tex_escape(&chart.x_label));
+    let _ = writeln!(out, "  ylabel={{{}}},", tex_escape(&chart.y_label));
+    if chart.log_x {
+        out.push_str("  xmode=log,\n");
+    }
+    if chart.log_y {
+        out.push_str("  ymode=log,\n");
+    }
+    out.push_str("  legend pos=north west,\n]\n");
+    for s in &chart.series {
+        out.push_str("\\addplot+[error bars/.cd, y dir=both, y explicit] coordinates {\n");
+        for p in plotted_points(chart, &s.points) {
+            let _ = write!(out, "  ({}, {})", num(p.x), num(p.y));
+            if let (Some(l), Some(h)) = (p.low, p.high) {
+                let _ = write!(out, " += (0, {}) -= (0, {})", num(h - p.y), num(p.y - l));
+            }
+            out.push('\n');
+        }
+        out.push_str("};\n");
+        let _ = writeln!(out, "\\addlegendentry{{{}}}", tex_escape(&s.label));
+    }
+    out.push_str("\\end{axis}\n\\end{tikzpicture}\n");
+    out
+}

@@ -1,0 +1,83 @@
+//! Publication figures from aggregated results.
+//!
+//! A [`LineChart`] is plain data (series of points with optional confidence bounds, as
+//! produced by [`crate::results::aggregate::summarize`]); the renderers in [`line`] turn
+//! it into SVG, PNG, the CSV of exactly the plotted numbers, or a pgfplots figure.
+//! Keeping the chart as data means every output of one figure shows the same numbers,
+//! and a figure can be re-typeset in LaTeX without re-running anything.
+
+pub mod line;
+
+pub use line::{pgfplots_tex, points_csv, render_png, render_svg};
+
+/// One point of a line: `y` at `x`, with an optional confidence interval `[low, high]`
+/// drawn as an error bar.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+}
+
+impl Point {
+    /// A point without confidence bounds.
+    pub fn new(x: f64, y: f64) -> Self {
+        Point {
+            x,
+            y,
+            low: None,
+            high: None,
+        }
+    }
+
+    /// A point with a confidence interval `[low, high]`.
+    pub fn with_ci(x: f64, y: f64, low: f64, high: f64) -> Self {
+        Point {
+            x,
+            y,
+            low: Some(low),
+            high: Some(high),
+        }
+    }
+}
+
+/// One labelled line of a chart (one algorithm, one parameter setting, ...).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    pub label: String,
+    pub points: Vec<Point>,
+}
+
+/// Figure width class. Papers are set in one or two columns; sizing figures to the
+/// column keeps fonts at the same printed size as the text instead of being scaled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FigureSize {
+    /// 3.5 in wide (one column of a two-column paper).
+    #[default]
+    OneColumn,
+    /// 7 in wide (full page width).
+    TwoColumn,
+}
+
+impl FigureSize {
+    /// Size in SVG pixels at 100 px per inch; PNG output doubles both dimensions.
+    pub fn pixels(self) -> (u32, u32) {
+        match self {
+            FigureSize::OneColumn => (350, 260),
+            FigureSize::TwoColumn => (700, 350),
+        }
+    }
+}
+
+/// A line chart: several series over a shared x axis, optionally logarithmic.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LineChart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub series: Vec<Series>,
+    pub log_x: bool,
+    pub log_y: bool,
+    pub size: FigureSize,
+}

@@ -1,0 +1,232 @@
+//! Figures: SVG structure, PNG size and content, CSV and pgfplots exports.
+
+use linkrev::plot::line::render_rgb;
+use linkrev::plot::{
+    FigureSize, LineChart, Point, Series, pgfplots_tex, points_csv, render_png, render_svg,
+};
+
+fn chart() -> LineChart {
+    LineChart {
+        title: "Leader election latency".into(),
+        x_label: "Number of nodes".into(),
+        y_label: "Latency (s)".into(),
+        series: vec![
+            Series {
+                label: "LE-Malpani".into(),
+                points: vec![
+                    Point::with_ci(10.0, 1.5, 1.2, 1.8),
+                    Point::with_ci(20.0, 2.5, 2.0, 3.0),
+                    Point::with_ci(40.0, 4.0, 3.1, 4.9),
+                ],
+            },
+            Series {
+                label: "ME-RL".into(),
+                points: vec![
+                    Point::new(10.0, 0.5),
+                    Point::new(20.0, 0.75),
+                    Point::with_ci(40.0, 1.25, 1.0, 1.5),
+                ],
+            },
+            Series {
+                label: "ME-Raymond".into(),
+                points: vec![Point::new(10.0, 3.0), Point::new(40.0, 6.0)],
+            },
+        ],
+        log_x: false,
+        log_y: false,
+        size: FigureSize::OneColumn,
+    }
+}
+
+/// Series lines are the only polylines stroked in a palette colour.
+fn count_series_polylines(svg: &str) -> usize {
+    let palette = [
+        "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
+    ];
+    svg.split("<polyline")
+        .skip(1)
+        .filter(|el| {
+            let el = &el[..el.find("/>").unwrap_or(el.len())];
+            palette.iter().any(|c| el.to_uppercase().contains(c))
+        })
+        .count()
+}
+
+#[test]
+fn svg_has_labels_title_legend_and_one_line_per_series() {
+    let c = chart();
+    let svg = render_svg(&c).unwrap();
+    assert!(svg.starts_with("<svg"), "{}", &svg[..100.min(svg.len())]);
+    assert!(svg.contains(r#"width="350""#) && svg.contains(r#"height="260""#));
+    for text in ["Leader election latency", "Number of nodes", "Latency (s)"] {
+        assert!(svg.contains(text), "missing {text}");
+    }
+    for s in &c.series {
+        assert!(svg.contains(&format!(">{}<", s.label)) || svg.contains(&s.label));
+    }
+    assert_eq!(count_series_polylines(&svg), c.series.len(), "{svg}");
+}
+
+#[test]
+fn svg_two_column_is_wider() {
+    let mut c = chart();
+    c.size = FigureSize::TwoColumn;
+    let svg = render_svg(&c).unwrap();
+    assert!(svg.contains(r#"width="700""#) && svg.contains(r#"height="350""#));
+}
+
+#[test]
+fn empty_chart_renders() {
+    let c = LineChart {
+        title: "Empty".into(),
+        ..LineChart::default()
+    };
+    let svg = render_svg(&c).unwrap();
+    assert!(svg.contains("Empty"));
+    assert_eq!(count_series_polylines(&svg), 0);
+    assert_eq!(points_csv(&c), "series,x,y,low,high\n");
+    assert_eq!(pgfplots_tex(&c).matches("\\addplot").count(), 0);
+}
+
+#[test]
+fn log_axes_render() {
+    let mut c = chart();
+    c.log_x = true;
+    c.log_y = true;
+    // Non-positive values have no place on a log axis: dropped, not a panic.
+    c.series[2].points.push(Point::new(0.0, 1.0));
+    c.series[2].points.push(Point::new(5.0, -1.0));
+    let svg = render_svg(&c).unwrap();
+    assert_eq!(count_series_polylines(&svg), 3);
+    let csv = points_csv(&c);
+    assert!(!csv.contains("ME-Raymond,0,") && !csv.contains(",-1,"));
+    let (_, _, rgb) = render_rgb(&c).unwrap();
+    assert!(distinct_colours(&rgb) > 1);
+    // A single point and a series of one value still get a non-degenerate range.
+    c.series = vec![Series {
+        label: "one".into(),
+        points: vec![Point::new(3.0, 3.0)],
+    }];
+    render_svg(&c).unwrap();
+    c.log_x = false;
+    c.log_y = false;
+    render_svg(&c).unwrap();
+}
+
+fn distinct_colours(rgb: &[u8]) -> usize {
+    let mut seen: Vec<[u8; 3]> = rgb.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    seen.len()
+}
+
+#[test]
+fn png_has_double_size_and_content() {
+    let dir = tempfile::tempdir().unwrap();
+    for (size, w, h) in [
+        (FigureSize::OneColumn, 700u32, 520u32),
+        (FigureSize::TwoColumn, 1400, 700),
+    ] {
+        let mut c = chart();
+        c.size = size;
+        let path = dir.path().join("fig.png");
+        render_png(&c, &path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        assert_eq!(&bytes[12..16], b"IHDR");
+        let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+        let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+        assert_eq!((width, height), (w, h));
+        let (rw, rh, rgb) = render_rgb(&c).unwrap();
+        assert_eq!((rw, rh), (w, h));
+        // Background, grid, text, and one colour per series at least.
+        assert!(distinct_colours(&rgb) > 5);
+        for colour in [[0xE6, 0x9F, 0x00], [0x56, 0xB4, 0xE9], [0x00, 0x9E, 0x73]] {
+            assert!(rgb.chunks_exact(3).any(|p| p == colour), "{colour:?}");
+        }
+    }
+    // Only the final file is left: the write went through a renamed temporary.
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 1);
+}
+
+#[test]
+fn csv_holds_exactly_the_points() {
+    let c = chart();
+    let csv = points_csv(&c);
+    let expected = "series,x,y,low,high\n\
+        LE-Malpani,10,1.5,1.2,1.8\n\
+        LE-Malpani,20,2.5,2,3\n\
+        LE-Malpani,40,4,3.1,4.9\n\
+        ME-RL,10,0.5,,\n\
+        ME-RL,20,0.75,,\n\
+        ME-RL,40,1.25,1,1.5\n\
+        ME-Raymond,10,3,,\n\
+        ME-Raymond,40,6,,\n";
+    assert_eq!(csv, expected);
+    // Numbers read back exactly.
+    let third = csv.lines().nth(3).unwrap();
+    let y: f64 = third.split(',').nth(2).unwrap().parse().unwrap();
+    assert_eq!(y, 4.0);
+}
+
+#[test]
+fn csv_quotes_labels_with_commas() {
+    let c = LineChart {
+        series: vec![Series {
+            label: "a, \"b\"".into(),
+            points: vec![Point::new(1.0, 2.0)],
+        }],
+        ..LineChart::default()
+    };
+    assert_eq!(
+        points_csv(&c),
+        "series,x,y,low,high\n\"a, \"\"b\"\"\",1,2,,\n"
+    );
+}
+
+#[test]
+fn tex_has_one_addplot_per_series() {
+    let mut c = chart();
+    c.series[0].label = "LE_50%".into();
+    c.log_y = true;
+    let tex = pgfplots_tex(&c);
+    assert!(tex.contains("\\begin{tikzpicture}") && tex.contains("\\end{tikzpicture}"));
+    assert!(tex.contains("\\begin{axis}") && tex.contains("\\end{axis}"));
+    assert_eq!(
+        tex.matches("\\addplot+[error bars/.cd, y dir=both, y explicit] coordinates {")
+            .count(),
+        3
+    );
+    assert_eq!(tex.matches("\\addlegendentry{").count(), 3);
+    assert!(tex.contains("\\addlegendentry{LE\\_50\\%}"));
+    assert!(tex.contains("ymode=log") && !tex.contains("xmode=log"));
+    assert!(tex.contains("xlabel={Number of nodes}"));
+    // Asymmetric explicit errors, as distances from y: 1.8 - 1.5 and 1.5 - 1.2.
+    let (up, down) = (1.8 - 1.5, 1.5 - 1.2);
+    assert!(tex.contains(&format!("(10, 1.5) += (0, {up}) -= (0, {down})\n")));
+    assert!(tex.contains("(20, 0.75)\n"));
+}
+
+#[test]
+fn tick_labels_are_short() {
+    use linkrev::plot::line::tick_label;
+    assert_eq!(tick_label(10.0), "10");
+    assert_eq!(tick_label(2.5), "2.5");
+    assert_eq!(tick_label(0.75), "0.75");
+    assert_eq!(tick_label(0.30000000000000004), "0.3");
+    assert_eq!(tick_label(0.0), "0");
+    assert_eq!(tick_label(-1.5), "-1.5");
+    assert_eq!(tick_label(1e6), "1e6");
+    assert_eq!(tick_label(2.5e-5), "2.5e-5");
+}
+
+#[test]
+fn log_ticks_label_short_and_long_ranges() {
+    use linkrev::plot::line::log_ticks;
+    assert_eq!(log_ticks(&(9.5..45.0)), vec![10.0, 20.0, 30.0, 40.0]);
+    assert_eq!(log_ticks(&(0.4..7.0)), vec![0.5, 1.0, 2.0, 5.0]);
+    assert_eq!(log_ticks(&(1.0..1000.0)), vec![1.0, 10.0, 100.0, 1000.0]);
+    let many = log_ticks(&(1e-6..1e9));
+    assert!(many.len() >= 3 && many.len() <= 8, "{many:?}");
+}

@@ -8,7 +8,7 @@ use crate::protocol::le_malpani::LeMalpani;
 use crate::protocol::me_raymond::Raymond;
 use crate::protocol::me_rl::Rl;
 use crate::protocol::{LeaderView, Protocol, TokenView};
-use crate::sim::{RequestRecord, RunConfig, RunCounters, Simulation};
+use crate::sim::{Observer, RequestRecord, RunConfig, RunCounters, Simulation};
 use crate::topology::events::LinkTimeline;
 use serde::Serialize;
 use std::time::Instant;
@@ -149,6 +149,17 @@ fn base_summary(
     }
 }
 
+/// Sets up and runs one simulation under `observer`.
+fn simulate_observed<'t, P: Protocol, O: Observer<P>>(
+    timeline: &'t LinkTimeline,
+    config: RunConfig,
+    observer: &mut O,
+) -> Simulation<'t, P> {
+    let mut sim = Simulation::<P>::new(timeline, config);
+    sim.run(observer);
+    sim
+}
+
 /// Runs a leader-election protocol with its monitor.
 pub fn run_leader_election<P: Protocol + LeaderView>(
     algorithm: Algorithm,
@@ -156,9 +167,8 @@ pub fn run_leader_election<P: Protocol + LeaderView>(
     config: RunConfig,
 ) -> RunOutput {
     let started = Instant::now();
-    let mut sim = Simulation::<P>::new(timeline, config);
     let mut monitor = LeMonitor::new();
-    sim.run(&mut monitor);
+    let sim = simulate_observed::<P, _>(timeline, config, &mut monitor);
     let counters = sim.counters();
     let n = sim.nodes().len();
     let mut summary = base_summary(algorithm, &config, n, counters, &monitor.safety);
@@ -194,9 +204,8 @@ pub fn run_mutual_exclusion<P: Protocol + TokenView>(
     config: RunConfig,
 ) -> RunOutput {
     let started = Instant::now();
-    let mut sim = Simulation::<P>::new(timeline, config);
     let mut monitor = MeMonitor::new();
-    sim.run(&mut monitor);
+    let sim = simulate_observed::<P, _>(timeline, config, &mut monitor);
     let counters = sim.counters();
     let mut summary = base_summary(
         algorithm,

@@ -6,9 +6,9 @@
 //!
 //! ```text
 //! traces/*.tcl, *.movements[.gz] ─┐
-//! random-waypoint generator ──────┴─► Trace ──► LinkTimeline ──► Simulation<P: Protocol> ──► RunOutput ──► Store ──► Aggregate
-//!                                    mobility     topology        sim + protocol + observe     run         results    results
-//! analysis/*.toml ──► Plan (sweep) ──► executor / --shard / Slurm ──┘
+//! random-waypoint generator ──────┴─► Trace ──► LinkTimeline ──► Simulation<P: Protocol> ──► RunOutput ──► Store ──► Aggregate ──► Figures ──► Report
+//!                                    mobility     topology        sim + protocol + observe     run         results    results       report      report
+//! analysis/*.toml ──► Plan (sweep) ──► executor / --shard / Slurm ──┘                                  analysis/*.figures.toml ──┘
 //! ```
 //!
 //! - [`input`]: located errors and warnings (`file:line: field: message`) for everything
@@ -38,7 +38,10 @@
 //! - [`results`]: run records as polars DataFrames, the Parquet store (atomic chunks,
 //!   streaming compaction) and aggregation with confidence intervals.
 //! - [`plot`]: line charts (SVG, PNG, CSV of the plotted points, pgfplots) with a
-//!   colour-blind-safe palette, per-series markers and confidence-interval error bars.
+//!   colour-blind-safe palette, per-series markers, confidence-interval error bars or
+//!   bands, staircases for empirical CDFs and a reference line for differences.
+//! - [`report`]: figure specs (TOML) applied to results directories, and the HTML
+//!   report with the figures, the tables behind them, the specs and safety totals.
 //! - [`run`]: one run of one algorithm: simulation + monitors → records and a summary.
 //! - [`cli`]: the `linkrev` command line; `src/main.rs` only calls [`cli::main`].
 
@@ -54,6 +57,7 @@ pub mod output;
 pub mod params;
 pub mod plot;
 pub mod protocol;
+pub mod report;
 pub mod results;
 pub mod run;
 pub mod sim;

@@ -31,6 +31,14 @@ pub enum Algorithm {
 }
 
 impl Algorithm {
+    /// Every algorithm, in the order they are listed to users.
+    pub const ALL: [Algorithm; 3] = [Algorithm::LeMalpani, Algorithm::MeRl, Algorithm::MeRaymond];
+
+    /// The algorithm named `name` (as in [`Algorithm::name`]).
+    pub fn parse(name: &str) -> Option<Algorithm> {
+        Self::ALL.into_iter().find(|a| a.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::LeMalpani => "le-malpani",

@@ -35,6 +35,7 @@ fn chart() -> LineChart {
         log_x: false,
         log_y: false,
         size: FigureSize::OneColumn,
+        ..LineChart::default()
     }
 }
 

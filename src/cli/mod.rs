@@ -5,6 +5,7 @@
 //! names the file, line and field it is about (see [`crate::input`]).
 
 mod bench_cmd;
+mod report_cmd;
 mod run_cmd;
 mod slurm_cmd;
 mod sweep_cmd;
@@ -34,6 +35,8 @@ pub enum Command {
     Merge(sweep_cmd::MergeArgs),
     /// Export a results directory's tables (`--csv`).
     Export(sweep_cmd::ExportArgs),
+    /// Write an HTML report (figures, tables, specs, safety totals) of results directories.
+    Report(report_cmd::ReportArgs),
     /// Run a sweep on a Slurm cluster: an array job (one shard per task), then a merge job.
     Slurm(slurm_cmd::SlurmArgs),
     /// Reproducible speed measurements, each next to a same-process baseline.
@@ -66,6 +69,7 @@ pub fn main() -> ExitCode {
         Command::Sweep(args) => sweep_cmd::run(args),
         Command::Merge(args) => sweep_cmd::merge(args),
         Command::Export(args) => sweep_cmd::export(args),
+        Command::Report(args) => report_cmd::run(args),
         Command::Slurm(args) => slurm_cmd::run(args),
         Command::Bench(cmd) => bench_cmd::run(cmd),
     };

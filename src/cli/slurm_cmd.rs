@@ -7,7 +7,6 @@
 //! [`crate::sweep::slurm`].
 
 use super::Outcome;
-use super::sweep_cmd::keep_spec_copy;
 use crate::output::write_atomically;
 use crate::results::store::TABLES;
 use crate::sweep::slurm::{self, Jobs};
@@ -81,7 +80,7 @@ pub fn run(args: SlurmArgs) -> anyhow::Result<Outcome> {
     }
     // Written now, once, rather than by N tasks starting at the same moment; this also
     // refuses a directory of another spec before anything is queued.
-    keep_spec_copy(&plan, &jobs.results)?;
+    crate::sweep::spec_copy::keep(&plan, &jobs.results)?;
     let logs = jobs.log_dir();
     // Slurm does not create the directory of an --output file; the task would fail.
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;

@@ -7,6 +7,7 @@ use crate::results::store::{Store, TABLES};
 use crate::sweep::execute::{self, ExecuteOptions, Progress, Shard};
 use crate::sweep::plan::Plan;
 use crate::sweep::spec::{self, MobilityKind, Spec};
+use crate::sweep::spec_copy;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -19,9 +20,6 @@ use std::time::{Duration, Instant};
 
 /// Set by Ctrl-C: finish the runs in progress, store them, stop.
 static STOP: AtomicBool = AtomicBool::new(false);
-
-/// Name of the spec copy kept in a results directory (what `merge` checks against).
-const SPEC_COPY: &str = "spec.toml";
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
@@ -121,32 +119,13 @@ impl Progress for CliProgress {
     }
 }
 
-/// Creates `dir` and keeps a copy of the plan's spec there (what `merge` checks
-/// against); refuses a directory that holds results of a different spec.
-pub(super) fn keep_spec_copy(plan: &Plan, dir: &Path) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let spec_text = std::fs::read(&plan.spec_path)
-        .with_context(|| format!("reading {}", plan.spec_path.display()))?;
-    let copy = dir.join(SPEC_COPY);
-    match std::fs::read(&copy) {
-        Ok(existing) if existing != spec_text => anyhow::bail!(
-            "{} holds results of a different spec ({}): use another --results directory",
-            dir.display(),
-            copy.display()
-        ),
-        Ok(_) => {}
-        Err(_) => write_atomically(&copy, |w| w.write_all(&spec_text))?,
-    }
-    Ok(())
-}
-
 /// Runs the plan into its results directory, resumably.
 fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
     let dir = args
         .results
         .clone()
         .unwrap_or_else(|| Path::new("results").join(&plan.experiment));
-    keep_spec_copy(plan, &dir)?;
+    spec_copy::keep(plan, &dir)?;
     let _ = ctrlc::set_handler(|| {
         if STOP.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
@@ -203,7 +182,7 @@ fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
 /// `linkrev merge DIR`: checks the stored runs against the spec copy; lists the missing
 /// run keys (exit 1) or compacts the chunks into one file per table.
 pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
-    let plan = spec::plan_from_file(&args.dir.join(SPEC_COPY))?;
+    let plan = spec_copy::plan(&args.dir)?;
     let store = Store::open(&args.dir)?;
     store.check_version()?;
     let done = store.completed()?;

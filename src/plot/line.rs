@@ -19,17 +19,18 @@ use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 use plotters_backend::{BackendCoord, DrawingErrorKind};
 
-use super::{LineChart, Point};
+use super::{IntervalStyle, LineChart, LineKind, Point};
 
-/// Okabe & Ito (2008) colour-blind-safe palette, in their order.
+/// Okabe & Ito (2008) colour-blind-safe palette. Their yellow is moved last but one:
+/// thin yellow lines nearly vanish on white, so it is used only from the seventh series.
 pub const PALETTE: [RGBColor; 8] = [
     RGBColor(0xE6, 0x9F, 0x00),
     RGBColor(0x56, 0xB4, 0xE9),
     RGBColor(0x00, 0x9E, 0x73),
-    RGBColor(0xF0, 0xE4, 0x42),
     RGBColor(0x00, 0x72, 0xB2),
     RGBColor(0xD5, 0x5E, 0x00),
     RGBColor(0xCC, 0x79, 0xA7),
+    RGBColor(0xF0, 0xE4, 0x42),
     RGBColor(0x00, 0x00, 0x00),
 ];
 
@@ -167,18 +168,50 @@ fn draw<DB: DrawingBackend>(
         .map(|s| plotted_points(chart, &s.points))
         .collect();
     let xr = axis_range(series.iter().flatten().map(|p| p.x), chart.log_x);
+    let reference = chart
+        .reference_y
+        .filter(|v| v.is_finite() && (!chart.log_y || *v > 0.0));
     let yr = axis_range(
         series
             .iter()
             .flatten()
-            .flat_map(|p| [Some(p.y), p.low, p.high].into_iter().flatten()),
+            .flat_map(|p| [Some(p.y), p.low, p.high].into_iter().flatten())
+            .chain(reference),
         chart.log_y,
     );
+    let mut frame = Frame {
+        x_span: (xr.start, xr.end),
+        y_span: (yr.start, yr.end),
+        log_x: chart.log_x,
+        log_y: chart.log_y,
+        reference,
+        scale,
+        legend: SeriesLabelPosition::UpperLeft,
+    };
+    let (corner, covered) = legend_corner(&series, &frame);
+    frame.legend = corner;
+    let mut yr = yr;
+    if covered > 0 && !chart.series.is_empty() {
+        // Every corner holds data: raise the top of the y axis so the legend gets a
+        // band of its own above the data.
+        let (_, h) = chart.size.pixels();
+        let plot_height = (f64::from(h) - 70.0).max(40.0);
+        let legend_height = 14.0 * chart.series.len() as f64 + 12.0;
+        let f = (legend_height / plot_height).min(0.6);
+        yr = if chart.log_y {
+            let (lo, hi) = (yr.start.ln(), yr.end.ln());
+            yr.start..(lo + (hi - lo) / (1.0 - f)).exp()
+        } else {
+            yr.start..yr.start + (yr.end - yr.start) / (1.0 - f)
+        };
+        frame.y_span = (yr.start, yr.end);
+        frame.legend = SeriesLabelPosition::UpperRight;
+    }
     match (chart.log_x, chart.log_y) {
-        (false, false) => draw_on(root, chart, &series, xr, yr, scale),
-        (true, false) => draw_on(root, chart, &series, log_axis(xr), yr, scale),
-        (false, true) => draw_on(root, chart, &series, xr, log_axis(yr), scale),
-        (true, true) => draw_on(root, chart, &series, log_axis(xr), log_axis(yr), scale),
+        (false, false) => draw_on(root, chart, &series, xr, yr, &frame),
+        (true, false) => draw_on(root, chart, &series, log_axis(xr), yr, &frame),
+        (false, true) => draw_on(root, chart, &series, xr, log_axis(yr), &frame),
+        (true, true) => draw_on(root, chart, &series, log_axis(xr), log_axis(yr), &frame),
     }
 }
 
@@ -302,13 +335,104 @@ impl<C, DB: DrawingBackend> Drawable<DB> for Glyph<C> {
     }
 }
 
+/// What [`draw_on`] needs besides the coordinates, which differ in type per axis kind.
+struct Frame {
+    /// The axis ranges in data units (for the reference line and the legend).
+    x_span: (f64, f64),
+    y_span: (f64, f64),
+    log_x: bool,
+    log_y: bool,
+    reference: Option<f64>,
+    /// Pixels per SVG pixel (2 for PNG).
+    scale: f64,
+    legend: SeriesLabelPosition,
+}
+
+/// The polyline of one series: the points themselves, or for [`LineKind::Steps`] a
+/// staircase that holds each `y` until the next `x`.
+fn line_path(kind: LineKind, points: &[Point]) -> Vec<(f64, f64)> {
+    match kind {
+        LineKind::Markers => points.iter().map(|p| (p.x, p.y)).collect(),
+        LineKind::Steps => {
+            let mut path = Vec::with_capacity(2 * points.len());
+            for (i, p) in points.iter().enumerate() {
+                if i > 0 {
+                    path.push((p.x, points[i - 1].y));
+                }
+                path.push((p.x, p.y));
+            }
+            path
+        }
+    }
+}
+
+/// Indices of the points of series `i` that get a marker: all of them for lines; for
+/// staircases five spread along the series, shifted a little per series so markers of
+/// overlapping curves do not sit on top of each other.
+fn marker_indices(kind: LineKind, len: usize, series_index: usize) -> Vec<usize> {
+    match kind {
+        LineKind::Markers => (0..len).collect(),
+        LineKind::Steps if len == 0 => Vec::new(),
+        LineKind::Steps => {
+            let shift = 0.5 + 0.15 * (series_index % 4) as f64;
+            let mut v: Vec<usize> = (0..5)
+                .map(|k| (((k as f64 + shift) / 5.0 * len as f64) as usize).min(len - 1))
+                .collect();
+            v.dedup();
+            v
+        }
+    }
+}
+
+/// The corner of the plot with the fewest plotted points (and how many it has), for
+/// the legend to hide as little data as possible. Positions are compared in axis
+/// fractions (log axes in log space), corners as the outer 45% of each axis.
+fn legend_corner(series: &[Vec<Point>], frame: &Frame) -> (SeriesLabelPosition, usize) {
+    let frac = |v: f64, (lo, hi): (f64, f64), log: bool| {
+        if log {
+            (v.ln() - lo.ln()) / (hi.ln() - lo.ln())
+        } else {
+            (v - lo) / (hi - lo)
+        }
+    };
+    let corners = [
+        (SeriesLabelPosition::UpperLeft, false, true),
+        (SeriesLabelPosition::UpperRight, true, true),
+        (SeriesLabelPosition::LowerRight, true, false),
+        (SeriesLabelPosition::LowerLeft, false, false),
+    ];
+    let mut best = (usize::MAX, SeriesLabelPosition::UpperLeft);
+    for (position, right, upper) in corners {
+        let count = series
+            .iter()
+            .flatten()
+            .flat_map(|p| {
+                [Some(p.y), p.low, p.high]
+                    .into_iter()
+                    .flatten()
+                    .map(|y| (p.x, y))
+            })
+            .filter(|&(x, y)| {
+                let fx = frac(x, frame.x_span, frame.log_x);
+                let fy = frac(y, frame.y_span, frame.log_y);
+                (if right { fx > 0.55 } else { fx < 0.45 })
+                    && (if upper { fy > 0.55 } else { fy < 0.45 })
+            })
+            .count();
+        if count < best.0 {
+            best = (count, position);
+        }
+    }
+    (best.1, best.0)
+}
+
 fn draw_on<'b, DB, X, Y>(
     root: &'b DrawingArea<DB, plotters::coord::Shift>,
     chart: &LineChart,
     series: &[Vec<Point>],
     x: X,
     y: Y,
-    scale: f64,
+    frame: &Frame,
 ) -> anyhow::Result<()>
 where
     DB: DrawingBackend + 'b,
@@ -317,6 +441,7 @@ where
     X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
+    let scale = frame.scale;
     let err = |e: &dyn std::fmt::Display| anyhow!("drawing chart: {e}");
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let font = |pt: f64| ("sans-serif", pt * scale).into_font();
@@ -343,10 +468,49 @@ where
 
     let stroke = px(1.5, scale).max(1);
     let size = px(3.0, scale) as i32;
+    if let Some(r) = frame.reference {
+        let (x0, x1) = frame.x_span;
+        ctx.draw_series(LineSeries::new(
+            [(x0, r), (x1, r)],
+            RGBColor(0x77, 0x77, 0x77).stroke_width(px(1.0, scale).max(1)),
+        ))
+        .map_err(|e| err(&e))?;
+    }
+    // Bands first, so no band covers another series' line.
+    if chart.intervals == IntervalStyle::Band {
+        for (i, points) in series.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            let bounded: Vec<&Point> = points
+                .iter()
+                .filter(|p| p.low.is_some() && p.high.is_some())
+                .collect();
+            if bounded.len() < 2 {
+                continue;
+            }
+            let outline: Vec<(f64, f64)> = bounded
+                .iter()
+                .filter_map(|p| Some((p.x, p.high?)))
+                .chain(bounded.iter().rev().filter_map(|p| Some((p.x, p.low?))))
+                .collect();
+            ctx.draw_series(std::iter::once(Polygon::new(
+                outline,
+                color.mix(0.22).filled(),
+            )))
+            .map_err(|e| err(&e))?;
+        }
+    }
     for (i, (s, points)) in chart.series.iter().zip(series).enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let kind = MARKERS[i % MARKERS.len()];
-        ctx.draw_series(points.iter().filter_map(|p| {
+        // Error bars: always for Bars; with Band, only where a point stands alone and
+        // no band can be drawn through it.
+        let bars = chart.intervals == IntervalStyle::Bars
+            || points
+                .iter()
+                .filter(|p| p.low.is_some() && p.high.is_some())
+                .count()
+                < 2;
+        ctx.draw_series(points.iter().filter(|_| bars).filter_map(|p| {
             Some(ErrorBar::new_vertical(
                 p.x,
                 p.low?,
@@ -358,11 +522,12 @@ where
         }))
         .map_err(|e| err(&e))?;
         ctx.draw_series(LineSeries::new(
-            points.iter().map(|p| (p.x, p.y)),
+            line_path(chart.kind, points),
             color.stroke_width(stroke),
         ))
         .map_err(|e| err(&e))?;
-        ctx.draw_series(points.iter().map(|p| Glyph {
+        let marked = marker_indices(chart.kind, points.len(), i);
+        ctx.draw_series(marked.iter().map(|&j| &points[j]).map(|p| Glyph {
             at: (p.x, p.y),
             kind,
             size,
@@ -381,7 +546,7 @@ where
     }
     if !chart.series.is_empty() {
         ctx.configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
+            .position(frame.legend.clone())
             .label_font(font(10.0))
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(0xAA, 0xAA, 0xAA))
@@ -463,8 +628,25 @@ pub fn pgfplots_tex(chart: &LineChart) -> String {
         out.push_str("  ymode=log,\n");
     }
     out.push_str("  legend pos=north west,\n]\n");
+    if let Some(r) = chart
+        .reference_y
+        .filter(|v| v.is_finite() && (!chart.log_y || *v > 0.0))
+    {
+        // Across the whole axis, whatever its limits turn out to be.
+        let _ = writeln!(
+            out,
+            "\\draw[gray] ({{rel axis cs:0,0}} |- {{axis cs:0,{r}}}) -- ({{rel axis cs:1,0}} |- {{axis cs:0,{r}}});",
+            r = num(r)
+        );
+    }
+    // A staircase is pgfplots' `const plot` (hold y until the next x); confidence
+    // intervals are explicit error bars for either interval style.
+    let options = match chart.kind {
+        LineKind::Markers => "error bars/.cd, y dir=both, y explicit",
+        LineKind::Steps => "const plot, mark repeat=50",
+    };
     for s in &chart.series {
-        out.push_str("\\addplot+[error bars/.cd, y dir=both, y explicit] coordinates {\n");
+        let _ = writeln!(out, "\\addplot+[{options}] coordinates {{");
         for p in plotted_points(chart, &s.points) {
             let _ = write!(out, "  ({}, {})", num(p.x), num(p.y));
             if let (Some(l), Some(h)) = (p.low, p.high) {

@@ -8,7 +8,7 @@
 
 pub mod line;
 
-pub use line::{pgfplots_tex, points_csv, render_png, render_svg};
+pub use line::{PALETTE, pgfplots_tex, points_csv, render_png, render_svg};
 
 /// One point of a line: `y` at `x`, with an optional confidence interval `[low, high]`
 /// drawn as an error bar.
@@ -70,6 +70,30 @@ impl FigureSize {
     }
 }
 
+/// How a series is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LineKind {
+    /// Straight segments between points, a marker on every point (means over a
+    /// parameter).
+    #[default]
+    Markers,
+    /// A right-continuous staircase (an empirical CDF): each `y` holds until the next
+    /// `x`. Markers go on a few points only, enough to tell series apart in greyscale
+    /// without hiding the steps.
+    Steps,
+}
+
+/// How confidence intervals are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IntervalStyle {
+    /// A vertical error bar with caps at each point.
+    #[default]
+    Bars,
+    /// A translucent band between the lower and the upper bounds, which reads better
+    /// when x values are dense.
+    Band,
+}
+
 /// A line chart: several series over a shared x axis, optionally logarithmic.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LineChart {
@@ -80,4 +104,9 @@ pub struct LineChart {
     pub log_x: bool,
     pub log_y: bool,
     pub size: FigureSize,
+    pub kind: LineKind,
+    pub intervals: IntervalStyle,
+    /// A horizontal reference line (e.g. y = 0 under paired differences, where "no
+    /// difference" must be visible); the y axis is widened to include it.
+    pub reference_y: Option<f64>,
 }

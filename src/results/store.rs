@@ -136,6 +136,21 @@ impl Store {
         Ok(store)
     }
 
+    /// A results directory for reading only (a report): changes nothing on disk, so it
+    /// is safe while a sweep is still writing. Errors if `dir` holds no `runs` table.
+    pub fn open_read_only(dir: &Path) -> anyhow::Result<Self> {
+        if !dir.join("runs").is_dir() && !dir.join("runs.parquet").is_file() {
+            bail!(
+                "{} is not a results directory (no runs table): give the directory `linkrev \
+                 sweep` wrote, e.g. results/<experiment>",
+                dir.display()
+            );
+        }
+        Ok(Store {
+            dir: dir.to_path_buf(),
+        })
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -240,14 +255,58 @@ impl Store {
 
     /// A table read back whole (compacted file plus any chunks), sorted by run index.
     pub fn read_table(&self, table: &str) -> anyhow::Result<DataFrame> {
+        self.read(table, None)
+    }
+
+    /// Only `columns` (and `run_index`) of a table, sorted by run index: the per-request
+    /// table of a large sweep has millions of rows, and a figure needs two columns of it.
+    pub fn read_columns(&self, table: &str, columns: &[&str]) -> anyhow::Result<DataFrame> {
+        let mut wanted: Vec<String> = vec!["run_index".into()];
+        for c in columns {
+            if !wanted.iter().any(|w| w == c) {
+                wanted.push(c.to_string());
+            }
+        }
+        self.read(table, Some(wanted))
+    }
+
+    /// The column names of a table (empty if it has no rows stored yet).
+    pub fn columns(&self, table: &str) -> anyhow::Result<Vec<String>> {
+        let Some(first) = self.table_files(table)?.into_iter().next() else {
+            return Ok(Vec::new());
+        };
+        let file = File::open(&first).with_context(|| format!("opening {}", first.display()))?;
+        let schema = anyhow::Context::with_context(ParquetReader::new(file).schema(), || {
+            format!("reading the schema of {}", first.display())
+        })?;
+        Ok(schema.iter_names().map(|n| n.to_string()).collect())
+    }
+
+    fn table_files(&self, table: &str) -> anyhow::Result<Vec<PathBuf>> {
         let mut parts = parquet_files(&self.dir.join(table))?;
         let compacted = self.dir.join(format!("{table}.parquet"));
         if compacted.exists() {
             parts.push(compacted);
         }
+        Ok(parts)
+    }
+
+    fn read(&self, table: &str, columns: Option<Vec<String>>) -> anyhow::Result<DataFrame> {
+        let parts = self.table_files(table)?;
         let frames = parts
             .iter()
-            .map(|p| read_parquet(p))
+            .map(|p| match &columns {
+                None => read_parquet(p),
+                Some(columns) => {
+                    let file = File::open(p).with_context(|| format!("opening {}", p.display()))?;
+                    let df = ParquetReader::new(file)
+                        .with_columns(Some(columns.clone()))
+                        .finish();
+                    anyhow::Context::with_context(df, || {
+                        format!("reading {} (corrupt chunk?)", p.display())
+                    })
+                }
+            })
             .collect::<anyhow::Result<Vec<_>>>()?;
         let all = concat_frames(frames)?;
         Ok(all.sort(

@@ -12,3 +12,4 @@ pub mod execute;
 pub mod plan;
 pub mod slurm;
 pub mod spec;
+pub mod spec_copy;

@@ -439,11 +439,10 @@ impl Parser<'_> {
             let Value::String(s) = v else {
                 return Err(self.wrong_type(&path, "an algorithm name (a string)", v));
             };
-            let algo = match s.as_str() {
-                "le-malpani" => Algorithm::LeMalpani,
-                "me-rl" => Algorithm::MeRl,
-                "me-raymond" => Algorithm::MeRaymond,
-                other => {
+            let algo = match Algorithm::parse(s) {
+                Some(algo) => algo,
+                None => {
+                    let other = s.as_str();
                     let hint = closest(other, &names)
                         .map(|k| format!("did you mean `{k}`? "))
                         .unwrap_or_default();
@@ -647,7 +646,7 @@ fn describe(v: &Value) -> String {
 }
 
 /// The known key closest to `key` in edit distance, if close enough to be a likely typo.
-fn closest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+pub(crate) fn closest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
     known
         .iter()
         .map(|k| (edit_distance(key, k), *k))

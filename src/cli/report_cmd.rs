@@ -1,0 +1,42 @@
+//! `linkrev report RESULTS_DIR... [--figures SPEC] --out reports/NAME`.
+
+use super::Outcome;
+use crate::report::{self, FigureSource};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Results directories written by `linkrev sweep` (one per experiment).
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Figure spec (TOML, `[[figure]]` tables), e.g. analysis/me_load.figures.toml.
+    /// Without it: every main metric against every numeric sweep axis.
+    #[arg(long)]
+    pub figures: Option<PathBuf>,
+    /// Report directory (default: reports/<first experiment>). A previous report there
+    /// is replaced; any other existing directory is refused.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
+    let out = match &args.out {
+        Some(out) => out.clone(),
+        None => {
+            let plan = crate::sweep::spec_copy::plan(&args.dirs[0])?;
+            PathBuf::from("reports").join(plan.experiment)
+        }
+    };
+    let source = match &args.figures {
+        Some(path) => FigureSource::File(path),
+        None => FigureSource::Defaults,
+    };
+    let summary = report::write_report(&args.dirs, source, &out)?;
+    eprintln!(
+        "{} figures ({} panels) from {} runs; {} safety violations",
+        summary.figures, summary.panels, summary.runs, summary.safety_violations
+    );
+    println!("{}", summary.index.display());
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,377 @@
+//! Figure specs: `[[figure]]` tables in a TOML file next to the experiment spec
+//! (`analysis/me_load.figures.toml` beside `analysis/me_load.toml`).
+//!
+//! ```toml
+//! [[figure]]
+//! name = "wait-vs-rate"        # file name of the figure: letters, digits, `_`, `-`
+//! kind = "line"                # line (default) | ecdf | paired
+//! experiment = "me-load"       # which results directory, when the report has several
+//! x = "rate"                   # a parameter; for ecdf the per-event column (wait_s)
+//! y = "wait_mean"              # a metric of the runs table (line, paired)
+//! series = "algorithm"         # column(s) whose values make the lines
+//! facet = "speed_max"          # one panel per value of this column
+//! filter = { algorithm = ["me-rl", "me-raymond"], changes = "overlap" }
+//! statistic = "mean"           # mean (with its 95% CI) | median | p95 (line)
+//! interval = "bars"            # bars | band | none
+//! log_x = true
+//! log_y = false
+//! title = "CS waiting time"
+//! x_label = "request rate λ (1/s per node)"
+//! y_label = "mean waiting time (s)"
+//! size = "one-column"          # or "two-column"
+//! a = "me-rl"                  # paired: the difference a − b per replication
+//! b = "me-raymond"
+//! ```
+//!
+//! Decisions:
+//! - **Figures live in their own file**, not in the experiment spec: the spec copy in a
+//!   results directory must stay byte-identical for a sweep to resume, and retitling a
+//!   figure must not invalidate finished runs.
+//! - **Facets are separate panels** (one SVG each, shown side by side in the report),
+//!   so each panel can go into a paper as a subfigure with its own caption.
+//! - **Syntax is checked here; columns are checked against the results** (in
+//!   [`super::figures`]) before anything is written: a spec is only meaningful with the
+//!   tables it is applied to.
+
+use crate::input::{InputError, Location};
+use crate::plot::{FigureSize, IntervalStyle};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+use toml::Spanned;
+
+/// What a figure shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FigureKind {
+    /// A statistic of a runs-table metric `y` over the parameter `x`, one line per series.
+    Line { y: String, statistic: Statistic },
+    /// The empirical CDF of the per-event column `x` (a `requests` or `changes` column),
+    /// pooled over the runs of each series.
+    Ecdf,
+    /// Mean paired difference `y(a) − y(b)` over the parameter `x`, with its 95% CI.
+    Paired { y: String, a: String, b: String },
+}
+
+/// The summary a line figure plots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Statistic {
+    /// Mean over replications, with a 95% Student-t interval.
+    Mean,
+    Median,
+    P95,
+}
+
+impl Statistic {
+    /// The column of [`crate::results::aggregate::summarize`]'s output.
+    pub fn column(self) -> &'static str {
+        match self {
+            Statistic::Mean => "mean",
+            Statistic::Median => "median",
+            Statistic::P95 => "p95",
+        }
+    }
+}
+
+/// One accepted value of a filter.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FilterValue {
+    Number(f64),
+    Text(String),
+}
+
+impl std::fmt::Display for FilterValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FilterValue::Number(v) => write!(f, "{v}"),
+            FilterValue::Text(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+/// One validated `[[figure]]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FigureSpec {
+    pub name: String,
+    pub kind: FigureKind,
+    /// The experiment (results directory) it draws from; `None`: the only one.
+    pub experiment: Option<String>,
+    pub x: String,
+    /// Columns whose value combinations make the lines (may be empty: one line).
+    pub series: Vec<String>,
+    pub facet: Option<String>,
+    /// Keep rows whose column equals one of the values.
+    pub filter: Vec<(String, Vec<FilterValue>)>,
+    /// `None`: no confidence intervals drawn.
+    pub intervals: Option<IntervalStyle>,
+    pub log_x: bool,
+    pub log_y: bool,
+    pub title: Option<String>,
+    pub x_label: Option<String>,
+    pub y_label: Option<String>,
+    pub size: FigureSize,
+    /// Where the figure is defined (file and line), for errors found later.
+    pub origin: Location,
+}
+
+impl FigureSpec {
+    /// An error about `field` of this figure.
+    pub fn error(&self, field: &str, message: impl Into<String>) -> InputError {
+        InputError::new(
+            self.origin.clone().with_field(format!("figure.{field}")),
+            message,
+        )
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    figure: Vec<Spanned<RawFigure>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum RawKind {
+    Line,
+    Ecdf,
+    Paired,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum RawInterval {
+    Bars,
+    Band,
+    None,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum RawSize {
+    OneColumn,
+    TwoColumn,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFigure {
+    name: String,
+    kind: Option<RawKind>,
+    experiment: Option<String>,
+    x: String,
+    y: Option<String>,
+    series: Option<OneOrMany>,
+    facet: Option<String>,
+    #[serde(default)]
+    filter: BTreeMap<String, toml::Value>,
+    statistic: Option<Statistic>,
+    interval: Option<RawInterval>,
+    #[serde(default)]
+    log_x: bool,
+    #[serde(default)]
+    log_y: bool,
+    title: Option<String>,
+    x_label: Option<String>,
+    y_label: Option<String>,
+    size: Option<RawSize>,
+    a: Option<String>,
+    b: Option<String>,
+}
+
+/// Reads and checks a figure spec file.
+pub fn load(path: &Path) -> Result<Vec<FigureSpec>, InputError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError::file(path, format!("cannot read the figure spec: {e}")))?;
+    parse(&text, &path.display().to_string())
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    1 + text[..offset.min(text.len())].matches('\n').count()
+}
+
+/// Checks figure spec `text`; `file` names it in errors.
+pub fn parse(text: &str, file: &str) -> Result<Vec<FigureSpec>, InputError> {
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        let location = match e.span() {
+            Some(span) => Location::line(file, line_of(text, span.start)),
+            None => Location::file(file),
+        };
+        InputError::new(location, e.message().trim().to_string())
+    })?;
+    if raw.figure.is_empty() {
+        return Err(InputError::new(
+            Location::file(file),
+            "no [[figure]] tables: nothing to draw",
+        ));
+    }
+    let mut figures: Vec<FigureSpec> = Vec::new();
+    for spanned in raw.figure {
+        let origin = Location::line(file, line_of(text, spanned.span().start));
+        let figure = check(spanned.into_inner(), origin)?;
+        if let Some(first) = figures.iter().find(|f| f.name == figure.name) {
+            return Err(figure.error(
+                "name",
+                format!(
+                    "`{}` is used twice (first at line {}): names become file names",
+                    figure.name,
+                    first.origin.line.unwrap_or(0)
+                ),
+            ));
+        }
+        figures.push(figure);
+    }
+    Ok(figures)
+}
+
+fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
+    let err = |field: &str, message: String| {
+        InputError::new(
+            origin.clone().with_field(format!("figure.{field}")),
+            message,
+        )
+    };
+    if raw.name.is_empty()
+        || !raw
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(err(
+            "name",
+            format!(
+                "`{}` is not a valid figure name: use letters, digits, `_` and `-` (it becomes \
+                 a file name)",
+                raw.name
+            ),
+        ));
+    }
+    let kind = raw.kind.unwrap_or(RawKind::Line);
+    let not_for = |field: &str, kind: &str| err(field, format!("not used by {kind} figures"));
+    let kind = match kind {
+        RawKind::Line => {
+            if raw.a.is_some() || raw.b.is_some() {
+                return Err(not_for(if raw.a.is_some() { "a" } else { "b" }, "line"));
+            }
+            FigureKind::Line {
+                y: raw
+                    .y
+                    .ok_or_else(|| err("y", "missing: the metric to plot".into()))?,
+                statistic: raw.statistic.unwrap_or(Statistic::Mean),
+            }
+        }
+        RawKind::Ecdf => {
+            for (field, set) in [
+                ("y", raw.y.is_some()),
+                ("statistic", raw.statistic.is_some()),
+                ("a", raw.a.is_some()),
+                ("b", raw.b.is_some()),
+                ("interval", raw.interval.is_some()),
+            ] {
+                if set {
+                    return Err(err(
+                        field,
+                        "not used by ecdf figures (x is the per-event column, y the \
+                         fraction of events)"
+                            .into(),
+                    ));
+                }
+            }
+            FigureKind::Ecdf
+        }
+        RawKind::Paired => {
+            if raw.statistic.is_some() {
+                return Err(not_for("statistic", "paired (always the mean difference)"));
+            }
+            let a = raw
+                .a
+                .ok_or_else(|| err("a", "missing: the first algorithm".into()))?;
+            let b = raw
+                .b
+                .ok_or_else(|| err("b", "missing: the second algorithm".into()))?;
+            if a == b {
+                return Err(err("b", format!("equals a (`{a}`): nothing to difference")));
+            }
+            for (field, name) in [("a", &a), ("b", &b)] {
+                if crate::run::Algorithm::parse(name).is_none() {
+                    return Err(err(field, format!("`{name}` is not an algorithm")));
+                }
+            }
+            FigureKind::Paired {
+                y: raw
+                    .y
+                    .ok_or_else(|| err("y", "missing: the metric to difference".into()))?,
+                a,
+                b,
+            }
+        }
+    };
+    let series = match raw.series {
+        Some(OneOrMany::One(s)) => vec![s],
+        Some(OneOrMany::Many(v)) => v,
+        // Comparing algorithms is what nearly every figure does; a paired figure
+        // already differences them.
+        None if matches!(kind, FigureKind::Paired { .. }) => Vec::new(),
+        None => vec!["algorithm".to_string()],
+    };
+    if matches!(kind, FigureKind::Paired { .. }) && series.iter().any(|s| s == "algorithm") {
+        return Err(err(
+            "series",
+            "a paired figure differences the algorithms; they cannot also be its series".into(),
+        ));
+    }
+    let mut filter = Vec::new();
+    for (column, value) in raw.filter {
+        let field = format!("filter.{column}");
+        let one = |v: &toml::Value| match v {
+            toml::Value::String(s) => Ok(FilterValue::Text(s.clone())),
+            toml::Value::Integer(i) => Ok(FilterValue::Number(*i as f64)),
+            toml::Value::Float(x) => Ok(FilterValue::Number(*x)),
+            toml::Value::Boolean(b) => Ok(FilterValue::Text(b.to_string())),
+            _ => Err(err(
+                &field,
+                "expected a string, a number or a list of them".into(),
+            )),
+        };
+        let values = match &value {
+            toml::Value::Array(items) if items.is_empty() => {
+                return Err(err(&field, "an empty list keeps nothing".into()));
+            }
+            toml::Value::Array(items) => items.iter().map(one).collect::<Result<Vec<_>, _>>()?,
+            v => vec![one(v)?],
+        };
+        filter.push((column, values));
+    }
+    Ok(FigureSpec {
+        name: raw.name,
+        kind,
+        experiment: raw.experiment,
+        x: raw.x,
+        series,
+        facet: raw.facet,
+        filter,
+        intervals: match raw.interval {
+            None | Some(RawInterval::Bars) => Some(IntervalStyle::Bars),
+            Some(RawInterval::Band) => Some(IntervalStyle::Band),
+            Some(RawInterval::None) => None,
+        },
+        log_x: raw.log_x,
+        log_y: raw.log_y,
+        title: raw.title,
+        x_label: raw.x_label,
+        y_label: raw.y_label,
+        size: match raw.size {
+            None | Some(RawSize::OneColumn) => FigureSize::OneColumn,
+            Some(RawSize::TwoColumn) => FigureSize::TwoColumn,
+        },
+        origin,
+    })
+}

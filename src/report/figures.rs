@@ -1,0 +1,720 @@
+//! Figure specs applied to stored results: the aggregated numbers and the charts drawn
+//! from them.
+//!
+//! Each figure becomes one [`Panel`] per facet value. A panel holds the chart (plain
+//! data, rendered by [`crate::plot`]) and the table of the numbers behind it, so the
+//! report can show, and write next to the figure, exactly what was plotted.
+//!
+//! Honesty rules that apply to every kind:
+//! - A line is a statistic over replications at one parameter point; nothing is pooled
+//!   over a parameter the figure does not name: a swept column that is neither `x`,
+//!   `series`, `facet` nor fixed by `filter` is an error, not silently averaged over.
+//! - An empirical CDF counts every event in its denominator, including requests never
+//!   served and changes that never converged before the run ended, so the curve tops
+//!   out at the fraction that finished instead of pretending everything did.
+//! - A paired difference pairs runs of one replication (same trace, same requests);
+//!   runs without a partner are counted and reported, not mixed in.
+
+use super::Experiment;
+use super::figspec::{FigureKind, FigureSpec, FilterValue};
+use crate::input::InputError;
+use crate::plot::{LineChart, LineKind, Point, Series};
+use crate::results::aggregate::{paired_difference, summarize};
+use polars::prelude::*;
+use std::collections::BTreeMap;
+
+/// Most points an ECDF is drawn with: beyond a few hundred steps a curve looks the same,
+/// and the figure's CSV and SVG stay small for sweeps with millions of requests.
+pub const MAX_ECDF_POINTS: usize = 400;
+
+/// One drawn chart of a figure (one facet value) and the numbers behind it.
+pub struct Panel {
+    /// File stem: the figure name, plus the facet value when faceted.
+    pub stem: String,
+    pub chart: LineChart,
+    /// Aggregated rows behind the chart (`data/<stem>.csv`).
+    pub table: DataFrame,
+    /// One sentence on what is plotted (the caption's second half).
+    pub note: String,
+}
+
+/// A figure spec with the panels built from the results.
+pub struct Figure {
+    pub spec: FigureSpec,
+    pub panels: Vec<Panel>,
+}
+
+/// Axis label of a known column, with its unit; otherwise the column name itself.
+pub fn column_label(name: &str) -> String {
+    let label = match name {
+        "rate" => "request rate λ (1/s per node)",
+        "speed_max" => "maximum speed (m/s)",
+        "speed_min" => "minimum speed (m/s)",
+        "nodes" => "number of nodes",
+        "pause" => "pause time (s)",
+        "range" => "radio range (m)",
+        "duration" => "simulated time (s)",
+        "cs_time" => "CS duration",
+        "wait_mean" => "CS waiting time (s)",
+        "wait_p95" => "95th-percentile CS waiting time (s)",
+        "wait_s" => "CS waiting time (s)",
+        "msgs_per_cs" => "messages per CS entry",
+        "conv_time_mean" => "convergence time (s)",
+        "conv_time_p95" => "95th-percentile convergence time (s)",
+        "convergence_time_s" => "convergence time (s)",
+        "msgs_per_change" => "messages per topology change",
+        "converged_fraction" => "fraction of changes converged",
+        "leaderless_fraction" => "fraction of time without a leader",
+        "mob_link_change_rate" => "link changes per second",
+        "mob_mean_degree" => "mean node degree",
+        "mob_mean_link_duration" => "mean link duration (s)",
+        "mob_mean_components" => "mean number of components",
+        "mob_frac_time_connected" => "fraction of time connected",
+        "mob_mean_speed" => "mean node speed (m/s)",
+        _ => name,
+    };
+    label.to_string()
+}
+
+/// Builds every panel of `spec` from `experiment`'s tables. Errors name the figure
+/// spec's file, line and field.
+pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figure> {
+    let panels = match &spec.kind {
+        FigureKind::Line { y, statistic } => {
+            let df = prepare(spec, experiment, "runs", &experiment.runs, &[y])?;
+            line_panels(spec, &df, y, statistic.column())?
+        }
+        FigureKind::Paired { y, a, b } => {
+            let df = prepare(spec, experiment, "runs", &experiment.runs, &[y])?;
+            paired_panels(spec, &df, y, a, b)?
+        }
+        FigureKind::Ecdf => {
+            let table = event_table(spec, experiment)?;
+            let mut needed: Vec<&str> = vec![spec.x.as_str()];
+            needed.extend(spec.series.iter().map(String::as_str));
+            needed.extend(spec.facet.as_deref());
+            needed.extend(spec.filter.iter().map(|(c, _)| c.as_str()));
+            // The axes and the algorithm too, to refuse pooling over them (see `prepare`).
+            needed.extend(experiment.plan.axes.iter().map(|(a, _)| a.as_str()));
+            needed.push("algorithm");
+            let columns = experiment.store.columns(table)?;
+            needed.retain(|c| columns.iter().any(|k| k == c) || *c == spec.x);
+            let df = experiment.store.read_columns(table, &needed)?;
+            let df = only_committed(df, &experiment.runs)?;
+            let df = prepare(spec, experiment, table, &df, &[])?;
+            ecdf_panels(spec, &df, table)?
+        }
+    };
+    Ok(Figure {
+        spec: spec.clone(),
+        panels,
+    })
+}
+
+/// Which per-event table holds the ECDF's column.
+fn event_table(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<&'static str> {
+    for table in ["requests", "changes"] {
+        if experiment
+            .store
+            .columns(table)?
+            .iter()
+            .any(|c| *c == spec.x)
+        {
+            return Ok(table);
+        }
+    }
+    Err(spec
+        .error(
+            "x",
+            format!(
+                "no per-event column `{}` in the requests or changes tables of `{}` (ecdf \
+                 figures take wait_s or convergence_time_s)",
+                spec.x, experiment.name
+            ),
+        )
+        .into())
+}
+
+/// Rows of `df` whose run is committed (has its `runs` row): a sweep killed between the
+/// writes of one batch can leave per-event chunks without their runs.
+fn only_committed(df: DataFrame, runs: &DataFrame) -> anyhow::Result<DataFrame> {
+    let committed: std::collections::HashSet<u64> = runs
+        .column("run_index")?
+        .u64()?
+        .into_no_null_iter()
+        .collect();
+    let mask: BooleanChunked = df
+        .column("run_index")?
+        .u64()?
+        .iter()
+        .map(|i| Some(i.is_some_and(|i| committed.contains(&i))))
+        .collect();
+    Ok(df.filter(&mask)?)
+}
+
+/// Checks the figure's columns against `df` (a table of `experiment`), applies the
+/// filter, and refuses swept columns the figure would silently pool over.
+fn prepare(
+    spec: &FigureSpec,
+    experiment: &Experiment,
+    table: &str,
+    df: &DataFrame,
+    metrics: &[&String],
+) -> anyhow::Result<DataFrame> {
+    let names: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    let has = |field: &str, column: &str| -> Result<(), InputError> {
+        if names.iter().any(|n| n == column) {
+            return Ok(());
+        }
+        let known: Vec<&str> = names.iter().map(String::as_str).collect();
+        let hint = crate::sweep::spec::closest(column, &known)
+            .map(|k| format!("; did you mean `{k}`?"))
+            .unwrap_or_default();
+        Err(spec.error(
+            field,
+            format!(
+                "no column `{column}` in the {table} table of `{}`{hint}",
+                experiment.name
+            ),
+        ))
+    };
+    has("x", &spec.x)?;
+    for m in metrics {
+        has("y", m)?;
+    }
+    for s in &spec.series {
+        has("series", s)?;
+    }
+    if let Some(f) = &spec.facet {
+        has("facet", f)?;
+    }
+    let numeric = |column: &str| {
+        df.column(column)
+            .is_ok_and(|c| c.dtype().is_primitive_numeric())
+    };
+    if !numeric(&spec.x) {
+        let what = if matches!(spec.kind, FigureKind::Ecdf) {
+            "a numeric per-event column"
+        } else {
+            "a numeric parameter (use a text column as series or facet)"
+        };
+        return Err(spec
+            .error(
+                "x",
+                format!("`{}` is not numeric: x must be {what}", spec.x),
+            )
+            .into());
+    }
+    for m in metrics {
+        if !numeric(m) {
+            return Err(spec
+                .error("y", format!("`{m}` is not a numeric metric"))
+                .into());
+        }
+    }
+
+    let mut kept = df.clone();
+    for (column, values) in &spec.filter {
+        let field = format!("filter.{column}");
+        has(&field, column)?;
+        let is_text = kept.column(column)?.dtype() == &DataType::String;
+        let mut keep: Option<Expr> = None;
+        for v in values {
+            let e = match (v, is_text) {
+                (FilterValue::Text(s), true) => col(column.as_str()).eq(lit(s.clone())),
+                (FilterValue::Number(x), false) => {
+                    col(column.as_str()).cast(DataType::Float64).eq(lit(*x))
+                }
+                (FilterValue::Text(s), false) => {
+                    return Err(spec
+                        .error(
+                            &field,
+                            format!("`{column}` is numeric, got the text \"{s}\""),
+                        )
+                        .into());
+                }
+                (FilterValue::Number(x), true) => {
+                    return Err(spec
+                        .error(
+                            &field,
+                            format!("`{column}` holds text, got the number {x}: quote it"),
+                        )
+                        .into());
+                }
+            };
+            keep = Some(match keep {
+                None => e,
+                Some(k) => k.or(e),
+            });
+        }
+        let before = distinct_text(&kept, column)?;
+        if let Some(keep) = keep {
+            kept = kept.lazy().filter(keep).collect()?;
+        }
+        let after = distinct_text(&kept, column)?;
+        if let Some(v) = values.iter().find(|v| !after.contains(&v.to_string())) {
+            return Err(spec
+                .error(
+                    &field,
+                    format!(
+                        "no row has {column} = {v} (values left by the other filters: {})",
+                        before.join(", ")
+                    ),
+                )
+                .into());
+        }
+    }
+    if kept.height() == 0 {
+        return Err(spec.error("filter", "keeps no rows of the results").into());
+    }
+
+    // Parameters that still vary but that the figure does not name would be pooled.
+    let named: Vec<&str> = std::iter::once(spec.x.as_str())
+        .chain(spec.series.iter().map(String::as_str))
+        .chain(spec.facet.as_deref())
+        .collect();
+    for (axis, _) in &experiment.plan.axes {
+        if named.contains(&axis.as_str()) || kept.column(axis).is_err() {
+            continue;
+        }
+        let values = distinct_text(&kept, axis)?;
+        let values: Vec<&String> = values.iter().filter(|v| !v.is_empty()).collect();
+        if values.len() > 1 {
+            return Err(spec
+                .error(
+                    "filter",
+                    format!(
+                        "the sweep axis `{axis}` still takes {} values here ({}): name it as \
+                         series or facet, or fix it with filter = {{ {axis} = ... }}, rather \
+                         than average over it",
+                        values.len(),
+                        values
+                            .iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+                .into());
+        }
+    }
+    if !matches!(spec.kind, FigureKind::Paired { .. }) && !named.contains(&"algorithm") {
+        let algorithms = distinct_text(&kept, "algorithm")?;
+        if algorithms.len() > 1 {
+            return Err(spec
+                .error(
+                    "series",
+                    format!(
+                        "the rows mix the algorithms {}: add `algorithm` to series or facet, \
+                         or filter one",
+                        algorithms.join(", ")
+                    ),
+                )
+                .into());
+        }
+    }
+    Ok(kept)
+}
+
+/// The distinct values of `column` as text (null as ""), in sorted order.
+fn distinct_text(df: &DataFrame, column: &str) -> anyhow::Result<Vec<String>> {
+    let mut v: Vec<String> = column_text(df, column)?
+        .into_iter()
+        .map(Option::unwrap_or_default)
+        .collect();
+    v.sort();
+    v.dedup();
+    Ok(v)
+}
+
+/// A column's values as display text: numbers in their shortest exact form (`20`,
+/// `0.05`), so labels match what the spec says.
+pub fn column_text(df: &DataFrame, column: &str) -> anyhow::Result<Vec<Option<String>>> {
+    let c = anyhow::Context::with_context(df.column(column), || format!("no column `{column}`"))?;
+    Ok(match c.dtype() {
+        DataType::String => c.str()?.iter().map(|s| s.map(str::to_string)).collect(),
+        DataType::Boolean => c.bool()?.iter().map(|b| b.map(|b| b.to_string())).collect(),
+        DataType::Float32 | DataType::Float64 => c
+            .cast(&DataType::Float64)?
+            .f64()?
+            .iter()
+            .map(|v| v.map(|v| format!("{v}")))
+            .collect(),
+        _ => c
+            .cast(&DataType::Int64)?
+            .i64()?
+            .iter()
+            .map(|v| v.map(|v| v.to_string()))
+            .collect(),
+    })
+}
+
+/// A column as `f64` (numeric columns only).
+fn column_f64(df: &DataFrame, column: &str) -> anyhow::Result<Vec<Option<f64>>> {
+    let c = df.column(column)?.cast(&DataType::Float64)?;
+    Ok(c.f64()?.iter().collect())
+}
+
+/// The series label of each row: the values of the series columns, `algorithm` bare and
+/// other columns as `name=value`.
+fn series_labels(df: &DataFrame, series: &[String]) -> anyhow::Result<Vec<String>> {
+    let parts: Vec<(String, Vec<Option<String>>)> = series
+        .iter()
+        .map(|s| Ok((s.clone(), column_text(df, s)?)))
+        .collect::<anyhow::Result<_>>()?;
+    Ok((0..df.height())
+        .map(|row| {
+            parts
+                .iter()
+                .map(|(name, values)| {
+                    let v = values[row].clone().unwrap_or_else(|| "none".into());
+                    if name == "algorithm" {
+                        v
+                    } else {
+                        format!("{name}={v}")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .collect())
+}
+
+/// Row indices of `df` grouped by facet value, facets in first-appearance order
+/// (tables arrive sorted by their group columns, so that is sorted order).
+fn facets(spec: &FigureSpec, df: &DataFrame) -> anyhow::Result<Vec<(Option<String>, Vec<usize>)>> {
+    let Some(facet) = &spec.facet else {
+        return Ok(vec![(None, (0..df.height()).collect())]);
+    };
+    let values = column_text(df, facet)?;
+    let mut out: Vec<(Option<String>, Vec<usize>)> = Vec::new();
+    for (row, v) in values.into_iter().enumerate() {
+        let v = v.unwrap_or_else(|| "none".into());
+        match out
+            .iter_mut()
+            .find(|(k, _)| k.as_deref() == Some(v.as_str()))
+        {
+            Some((_, rows)) => rows.push(row),
+            None => out.push((Some(v), vec![row])),
+        }
+    }
+    Ok(out)
+}
+
+/// File stem and title of one facet panel.
+fn panel_names(spec: &FigureSpec, title: &str, facet: &Option<String>) -> (String, String) {
+    match (facet, &spec.facet) {
+        (Some(v), Some(column)) => {
+            let safe: String = v
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            (
+                format!("{}--{column}-{safe}", spec.name),
+                format!("{title} ({column} = {v})"),
+            )
+        }
+        _ => (spec.name.clone(), title.to_string()),
+    }
+}
+
+fn take_rows(df: &DataFrame, rows: &[usize]) -> anyhow::Result<DataFrame> {
+    let idx = IdxCa::from_vec("idx".into(), rows.iter().map(|&r| r as IdxSize).collect());
+    Ok(df.take(&idx)?)
+}
+
+/// Groups `(label, point)` pairs into series, in first-appearance order.
+fn collect_series(points: impl IntoIterator<Item = (String, Point)>) -> Vec<Series> {
+    let mut series: Vec<Series> = Vec::new();
+    for (label, p) in points {
+        match series.iter_mut().find(|s| s.label == label) {
+            Some(s) => s.points.push(p),
+            None => series.push(Series {
+                label,
+                points: vec![p],
+            }),
+        }
+    }
+    series
+}
+
+fn base_chart(spec: &FigureSpec, title: String, x_label: String, y_label: String) -> LineChart {
+    LineChart {
+        title,
+        x_label: spec.x_label.clone().unwrap_or(x_label),
+        y_label: spec.y_label.clone().unwrap_or(y_label),
+        series: Vec::new(),
+        log_x: spec.log_x,
+        log_y: spec.log_y,
+        size: spec.size,
+        kind: LineKind::Markers,
+        intervals: spec.intervals.unwrap_or_default(),
+        reference_y: None,
+    }
+}
+
+fn line_panels(
+    spec: &FigureSpec,
+    df: &DataFrame,
+    y: &str,
+    statistic: &str,
+) -> anyhow::Result<Vec<Panel>> {
+    let mut keys: Vec<&str> = spec.facet.iter().map(String::as_str).collect();
+    keys.extend(spec.series.iter().map(String::as_str));
+    keys.push(&spec.x);
+    keys.dedup();
+    let summary = summarize(df, &keys, y)?;
+    let with_ci = statistic == "mean" && spec.intervals.is_some();
+    let y_label = match statistic {
+        "mean" => column_label(y),
+        "median" => format!("median {}", column_label(y)),
+        _ => format!("95th percentile of {}", column_label(y)),
+    };
+    let default_title = format!("{} vs {}", column_label(y), column_label(&spec.x));
+    let title = spec.title.clone().unwrap_or(default_title);
+    let mut panels = Vec::new();
+    for (facet, rows) in facets(spec, &summary)? {
+        let table = take_rows(&summary, &rows)?;
+        let labels = series_labels(&table, &spec.series)?;
+        let xs = column_f64(&table, &spec.x)?;
+        let ys = column_f64(&table, statistic)?;
+        let lows = column_f64(&table, "ci_low")?;
+        let highs = column_f64(&table, "ci_high")?;
+        let points = (0..table.height()).filter_map(|i| {
+            let (x, y) = (xs[i]?, ys[i]?);
+            let p = match (with_ci, lows[i], highs[i]) {
+                (true, Some(l), Some(h)) => Point::with_ci(x, y, l, h),
+                _ => Point::new(x, y),
+            };
+            Some((labels[i].clone(), p))
+        });
+        let (stem, panel_title) = panel_names(spec, &title, &facet);
+        let mut chart = base_chart(spec, panel_title, column_label(&spec.x), y_label.clone());
+        chart.series = collect_series(points);
+        let n = table.column("n")?.u64()?;
+        let (lo, hi) = (n.min().unwrap_or(0), n.max().unwrap_or(0));
+        let reps = if lo == hi {
+            format!("n = {lo}")
+        } else {
+            format!("n = {lo}–{hi}")
+        };
+        let what = match (statistic, with_ci) {
+            ("mean", true) => "mean over runs with its 95% Student-t confidence interval",
+            ("mean", false) => "mean over runs",
+            ("median", _) => "median over runs",
+            _ => "95th percentile over runs",
+        };
+        panels.push(Panel {
+            stem,
+            chart,
+            table,
+            note: format!("{what} ({reps} runs per point; runs without a value are left out)."),
+        });
+    }
+    Ok(panels)
+}
+
+fn paired_panels(
+    spec: &FigureSpec,
+    df: &DataFrame,
+    y: &str,
+    a: &str,
+    b: &str,
+) -> anyhow::Result<Vec<Panel>> {
+    let present = distinct_text(df, "algorithm")?;
+    for (field, algo) in [("a", a), ("b", b)] {
+        if !present.iter().any(|p| p == algo) {
+            return Err(spec
+                .error(
+                    field,
+                    format!(
+                        "no runs of `{algo}` here (algorithms present: {})",
+                        present.join(", ")
+                    ),
+                )
+                .into());
+        }
+    }
+    let mut keys: Vec<&str> = spec.facet.iter().map(String::as_str).collect();
+    keys.extend(spec.series.iter().map(String::as_str));
+    keys.push(&spec.x);
+    keys.dedup();
+    let summary = paired_difference(df, &keys, y, a, b)?;
+    let y_label = format!("Δ {} ({a} − {b})", column_label(y));
+    let default_title = format!("{a} − {b}: {}", column_label(y));
+    let title = spec.title.clone().unwrap_or(default_title);
+    let mut panels = Vec::new();
+    for (facet, rows) in facets(spec, &summary)? {
+        let table = take_rows(&summary, &rows)?;
+        let labels = if spec.series.is_empty() {
+            vec![format!("{a} − {b}"); table.height()]
+        } else {
+            series_labels(&table, &spec.series)?
+        };
+        let xs = column_f64(&table, &spec.x)?;
+        let ys = column_f64(&table, "mean")?;
+        let lows = column_f64(&table, "ci_low")?;
+        let highs = column_f64(&table, "ci_high")?;
+        let points = (0..table.height()).filter_map(|i| {
+            let (x, y) = (xs[i]?, ys[i]?);
+            let p = match (spec.intervals.is_some(), lows[i], highs[i]) {
+                (true, Some(l), Some(h)) => Point::with_ci(x, y, l, h),
+                _ => Point::new(x, y),
+            };
+            Some((labels[i].clone(), p))
+        });
+        let (stem, panel_title) = panel_names(spec, &title, &facet);
+        let mut chart = base_chart(spec, panel_title, column_label(&spec.x), y_label.clone());
+        chart.series = collect_series(points);
+        chart.reference_y = Some(0.0);
+        let unpaired: u64 = table.column("unpaired")?.u64()?.sum().unwrap_or(0);
+        let pairs = table.column("n")?.u64()?;
+        let mut note = format!(
+            "mean of the per-replication differences {a} − {b} with its 95% Student-t \
+             confidence interval ({}–{} pairs per point); below zero, {a} is lower.",
+            pairs.min().unwrap_or(0),
+            pairs.max().unwrap_or(0)
+        );
+        if unpaired > 0 {
+            note.push_str(&format!(
+                " {unpaired} runs had no partner (not finished, or failed) and are left out."
+            ));
+        }
+        panels.push(Panel {
+            stem,
+            chart,
+            table,
+            note,
+        });
+    }
+    Ok(panels)
+}
+
+/// The ECDF's plotted points for sorted values `sorted` of `total` events (the rest
+/// never finished): one point per distinct value, F = (events ≤ value) / total, thinned
+/// evenly to at most [`MAX_ECDF_POINTS`] with the last one always kept.
+pub fn ecdf_points(sorted: &[f64], total: usize) -> Vec<Point> {
+    let mut steps: Vec<(f64, usize)> = Vec::new();
+    for (i, &v) in sorted.iter().enumerate() {
+        match steps.last_mut() {
+            Some(last) if last.0 == v => last.1 = i + 1,
+            _ => steps.push((v, i + 1)),
+        }
+    }
+    let keep = steps.len().min(MAX_ECDF_POINTS);
+    let mut out = Vec::with_capacity(keep);
+    for k in 0..keep {
+        // k-th of `keep` evenly spaced indices, from the first step to the last.
+        let i = if keep == 1 {
+            steps.len() - 1
+        } else {
+            k * (steps.len() - 1) / (keep - 1)
+        };
+        let (v, count) = steps[i];
+        out.push(Point::new(v, count as f64 / total as f64));
+    }
+    out
+}
+
+fn ecdf_panels(spec: &FigureSpec, df: &DataFrame, table: &str) -> anyhow::Result<Vec<Panel>> {
+    let events = if table == "requests" {
+        "requests"
+    } else {
+        "topology changes"
+    };
+    let unfinished = if table == "requests" {
+        "never served"
+    } else {
+        "never converged"
+    };
+    let title = spec
+        .title
+        .clone()
+        .unwrap_or_else(|| format!("Distribution of {}", column_label(&spec.x)));
+    let labels = series_labels(df, &spec.series)?;
+    let values = column_f64(df, &spec.x)?;
+    let runs = df.column("run_index")?.u64()?.clone();
+    let mut panels = Vec::new();
+    for (facet, rows) in facets(spec, df)? {
+        // Series in sorted label order: the rows are in run order, not label order.
+        let mut groups: BTreeMap<&str, (Vec<f64>, usize, std::collections::BTreeSet<u64>)> =
+            BTreeMap::new();
+        for &row in &rows {
+            let g = groups.entry(labels[row].as_str()).or_default();
+            g.1 += 1;
+            if let Some(v) = values[row].filter(|v| v.is_finite()) {
+                g.0.push(v);
+            }
+            if let Some(r) = runs.get(row) {
+                g.2.insert(r);
+            }
+        }
+        let mut series = Vec::new();
+        let mut t_label = Vec::new();
+        let mut t_runs = Vec::new();
+        let mut t_events = Vec::new();
+        let mut t_done = Vec::new();
+        let mut t_frac = Vec::new();
+        let mut t_median = Vec::new();
+        let mut t_p95 = Vec::new();
+        let mut t_max = Vec::new();
+        for (label, (mut v, total, run_set)) in groups {
+            v.sort_by(f64::total_cmp);
+            series.push(Series {
+                label: label.to_string(),
+                points: ecdf_points(&v, total),
+            });
+            t_label.push(label.to_string());
+            t_runs.push(run_set.len() as u64);
+            t_events.push(total as u64);
+            t_done.push(v.len() as u64);
+            t_frac.push(v.len() as f64 / total as f64);
+            t_median.push(crate::run::quantile(&v, 0.5));
+            t_p95.push(crate::run::quantile(&v, 0.95));
+            t_max.push(v.last().copied());
+        }
+        let table = DataFrame::new(
+            t_label.len(),
+            vec![
+                Column::new("series".into(), t_label),
+                Column::new("runs".into(), t_runs),
+                Column::new("events".into(), t_events),
+                Column::new("finished".into(), t_done),
+                Column::new("fraction_finished".into(), t_frac),
+                Column::new("median".into(), t_median),
+                Column::new("p95".into(), t_p95),
+                Column::new("max".into(), t_max),
+            ],
+        )?;
+        let (stem, panel_title) = panel_names(spec, &title, &facet);
+        let mut chart = base_chart(
+            spec,
+            panel_title,
+            column_label(&spec.x),
+            format!("fraction of {events} ≤ x"),
+        );
+        chart.kind = LineKind::Steps;
+        chart.series = series;
+        panels.push(Panel {
+            stem,
+            chart,
+            table,
+            note: format!(
+                "empirical CDF of all {events} of all runs of each series; {events} \
+                 {unfinished} before the run ended count in the denominator, so a curve \
+                 ends at the fraction that finished."
+            ),
+        });
+    }
+    Ok(panels)
+}

@@ -1,0 +1,348 @@
+//! The report page: plain HTML with inline CSS and inline SVG, no scripts and no
+//! external resources, so it opens the same from a laptop, a cluster's file browser or
+//! a paper's supplementary material, and renders without any console error.
+//!
+//! Safety comes first on the page: a wrong number is worse than a slow one, so runs
+//! that violated a safety property, were stopped by the message-storm guard or lost a
+//! token are counted at the top, in red when there are any.
+
+use super::Experiment;
+use super::figures::{Figure, column_text};
+use crate::results::tables::tool_version;
+use polars::prelude::*;
+use std::fmt::Write as _;
+
+/// Escapes text for HTML element content and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Run counts and health per experiment and algorithm, and the runs to look at.
+pub struct Health {
+    /// `data/runs.csv`: experiment, algorithm, planned, stored, safety_violations,
+    /// runs_with_violations, aborted_runs, tokens_lost, requests_unserved_at_end,
+    /// censored_changes.
+    pub table: DataFrame,
+    pub safety_violations: u64,
+    pub aborted_runs: u64,
+    pub tokens_lost: u64,
+    pub runs: u64,
+    pub planned: u64,
+    /// (experiment, run key, what happened) of the first runs with a violation or abort.
+    pub incidents: Vec<(String, String, String)>,
+}
+
+/// How many incidents the page lists one by one (the rest are counted).
+const MAX_INCIDENTS: usize = 20;
+
+fn u64s(df: &DataFrame, column: &str) -> anyhow::Result<Vec<u64>> {
+    let c = df.column(column)?.cast(&DataType::UInt64)?;
+    Ok(c.u64()?.iter().map(|v| v.unwrap_or(0)).collect())
+}
+
+impl Health {
+    pub fn of(experiments: &[Experiment]) -> anyhow::Result<Health> {
+        let mut rows: Vec<[String; 2]> = Vec::new();
+        let mut nums: Vec<[u64; 8]> = Vec::new();
+        let mut incidents = Vec::new();
+        for e in experiments {
+            let algorithm = column_text(&e.runs, "algorithm")?;
+            let keys = column_text(&e.runs, "run_key")?;
+            let violations = u64s(&e.runs, "safety_violations")?;
+            let first = column_text(&e.runs, "first_violation")?;
+            let aborted = column_text(&e.runs, "aborted")?;
+            let tokens = u64s(&e.runs, "tokens_lost")?;
+            let unserved = u64s(&e.runs, "cs_waiting_at_end")?;
+            let censored = u64s(&e.runs, "censored_changes")?;
+            for a in &e.plan.algorithms {
+                let name = a.name();
+                let planned = e.plan.runs.iter().filter(|r| r.algorithm == *a).count() as u64;
+                let mut n = [planned, 0, 0, 0, 0, 0, 0, 0];
+                for i in 0..e.runs.height() {
+                    if algorithm[i].as_deref() != Some(name) {
+                        continue;
+                    }
+                    n[1] += 1;
+                    n[2] += violations[i];
+                    n[3] += u64::from(violations[i] > 0);
+                    n[4] += u64::from(aborted[i].is_some());
+                    n[5] += tokens[i];
+                    n[6] += unserved[i];
+                    n[7] += censored[i];
+                    let mut what = Vec::new();
+                    if let Some(v) = &first[i] {
+                        what.push(format!("{} safety violations, first: {v}", violations[i]));
+                    }
+                    if let Some(a) = &aborted[i] {
+                        what.push(format!("aborted: {a}"));
+                    }
+                    if tokens[i] > 0 {
+                        what.push(format!("{} tokens lost", tokens[i]));
+                    }
+                    if !what.is_empty() {
+                        incidents.push((
+                            e.name.clone(),
+                            keys[i].clone().unwrap_or_default(),
+                            what.join("; "),
+                        ));
+                    }
+                }
+                rows.push([e.name.clone(), name.to_string()]);
+                nums.push(n);
+            }
+        }
+        let col_u = |i: usize, name: &str| {
+            Column::new(name.into(), nums.iter().map(|n| n[i]).collect::<Vec<_>>())
+        };
+        let table = DataFrame::new(
+            rows.len(),
+            vec![
+                Column::new(
+                    "experiment".into(),
+                    rows.iter().map(|r| r[0].clone()).collect::<Vec<_>>(),
+                ),
+                Column::new(
+                    "algorithm".into(),
+                    rows.iter().map(|r| r[1].clone()).collect::<Vec<_>>(),
+                ),
+                col_u(0, "planned"),
+                col_u(1, "stored"),
+                col_u(2, "safety_violations"),
+                col_u(3, "runs_with_violations"),
+                col_u(4, "aborted_runs"),
+                col_u(5, "tokens_lost"),
+                col_u(6, "requests_unserved_at_end"),
+                col_u(7, "censored_changes"),
+            ],
+        )?;
+        let sum = |i: usize| nums.iter().map(|n| n[i]).sum::<u64>();
+        Ok(Health {
+            table,
+            safety_violations: sum(2),
+            aborted_runs: sum(4),
+            tokens_lost: sum(5),
+            runs: sum(1),
+            planned: sum(0),
+            incidents,
+        })
+    }
+}
+
+pub struct PageInput<'a> {
+    pub experiments: &'a [Experiment],
+    pub figures: &'a [(usize, Figure)],
+    /// Rendered SVG of each panel of each figure.
+    pub svgs: &'a [Vec<String>],
+    /// (name, text) of the figure spec, when one was given.
+    pub figure_text: Option<&'a (String, String)>,
+    pub health: &'a Health,
+}
+
+const STYLE: &str = "\
+body{font-family:'DejaVu Sans',Verdana,sans-serif;max-width:1200px;margin:2em auto;\
+padding:0 1em;color:#222;line-height:1.4}\
+h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}\
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0}\
+th,td{border:1px solid #ccc;padding:.2em .5em;text-align:right}\
+th{background:#f3f3f3}td.t,th.t{text-align:left}\
+.ok{background:#e8f5e9;border:2px solid #2e7d32;padding:.6em 1em}\
+.bad{background:#ffebee;border:2px solid #c62828;padding:.6em 1em}\
+.panels{display:flex;flex-wrap:wrap;gap:1em}\
+.panel svg{max-width:100%;height:auto;border:1px solid #eee}\
+figcaption{font-size:.85em;color:#444;max-width:60em}\
+pre{background:#f7f7f7;border:1px solid #ddd;padding:.8em;overflow-x:auto;font-size:.8em}\
+.files a{margin-right:.6em;font-size:.85em}";
+
+/// Formats a table cell: numbers to 4 significant digits, empty for null.
+fn cell(v: AnyValue<'_>) -> (String, bool) {
+    match v {
+        AnyValue::Null => (String::new(), false),
+        AnyValue::String(s) => (s.to_string(), true),
+        AnyValue::StringOwned(s) => (s.to_string(), true),
+        AnyValue::Float64(x) => (significant(x), false),
+        AnyValue::Float32(x) => (significant(f64::from(x)), false),
+        other => {
+            let text = other.to_string();
+            let numeric = text.parse::<f64>().is_ok();
+            (text.trim_matches('"').to_string(), !numeric)
+        }
+    }
+}
+
+/// Four significant digits, no exponent for everyday magnitudes.
+fn significant(x: f64) -> String {
+    if !x.is_finite() || x == 0.0 {
+        return format!("{x}");
+    }
+    let mag = x.abs().log10().floor() as i32;
+    if !(-4..7).contains(&mag) {
+        return format!("{x:.3e}");
+    }
+    let decimals = (3 - mag).max(0) as usize;
+    format!("{x:.decimals$}")
+}
+
+/// A DataFrame as an HTML table (text left-aligned, numbers right-aligned).
+fn table_html(df: &DataFrame, out: &mut String) {
+    out.push_str("<table><tr>");
+    for name in df.get_column_names() {
+        let _ = write!(out, "<th>{}</th>", escape(name));
+    }
+    out.push_str("</tr>\n");
+    let columns = df.columns();
+    for row in 0..df.height() {
+        out.push_str("<tr>");
+        for c in columns {
+            let (text, is_text) = c.get(row).map(cell).unwrap_or_default();
+            let class = if is_text { " class=\"t\"" } else { "" };
+            let _ = write!(out, "<td{class}>{}</td>", escape(&text));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
+}
+
+/// The whole page.
+pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
+    let names: Vec<&str> = input.experiments.iter().map(|e| e.name.as_str()).collect();
+    let title = format!("linkrev report: {}", names.join(", "));
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+        escape(&title),
+        escape(&title)
+    );
+    let mut versions: Vec<String> = Vec::new();
+    for e in input.experiments {
+        for v in column_text(&e.runs, "tool_version")?.into_iter().flatten() {
+            if !versions.contains(&v) {
+                versions.push(v);
+            }
+        }
+    }
+    let h = input.health;
+    let _ = write!(
+        out,
+        "<p>Report written by {}; results simulated by {}. {} of {} planned runs stored.</p>\n",
+        escape(&tool_version()),
+        escape(&versions.join(", ")),
+        h.runs,
+        h.planned
+    );
+
+    // Safety first.
+    let clean = h.safety_violations == 0 && h.aborted_runs == 0 && h.tokens_lost == 0;
+    let _ = write!(
+        out,
+        "<div id=\"safety\" class=\"{}\"><strong>Safety: {} safety violations, {} runs \
+         stopped by the message-storm guard, {} tokens lost</strong> in {} runs.",
+        if clean { "ok" } else { "bad" },
+        h.safety_violations,
+        h.aborted_runs,
+        h.tokens_lost,
+        h.runs
+    );
+    if !h.incidents.is_empty() {
+        out.push_str(
+            "<br>Runs to examine (reproduce one with <code>linkrev run</code> and the run's \
+             parameters and seed from <code>data/runs.csv</code> or the runs table):<ul>\n",
+        );
+        for (experiment, key, what) in h.incidents.iter().take(MAX_INCIDENTS) {
+            let _ = writeln!(
+                out,
+                "<li><code>{}</code> ({}): {}</li>",
+                escape(key),
+                escape(experiment),
+                escape(what)
+            );
+        }
+        if h.incidents.len() > MAX_INCIDENTS {
+            let _ = writeln!(
+                out,
+                "<li>… and {} more</li>",
+                h.incidents.len() - MAX_INCIDENTS
+            );
+        }
+        out.push_str("</ul>");
+    }
+    out.push_str("</div>\n<h2 id=\"runs\">Runs</h2>\n");
+    table_html(&h.table, &mut out);
+    out.push_str(
+        "<p>requests_unserved_at_end: CS requests still waiting when a run ended (reported, \
+         not dropped); censored_changes: topology changes whose convergence the run's end \
+         cut off.</p>\n",
+    );
+
+    out.push_str("<h2 id=\"figures\">Figures</h2>\n");
+    if input.figures.is_empty() {
+        out.push_str("<p>No figures: no numeric sweep axis to plot against.</p>\n");
+    }
+    for ((experiment, figure), svgs) in input.figures.iter().zip(input.svgs) {
+        let e = &input.experiments[*experiment];
+        let _ = write!(
+            out,
+            "<section id=\"fig-{}\">\n<h3>{}</h3>\n<div class=\"panels\">\n",
+            escape(&figure.spec.name),
+            escape(&figure.spec.name)
+        );
+        for (panel, svg) in figure.panels.iter().zip(svgs) {
+            let stem = escape(&panel.stem);
+            let _ = write!(
+                out,
+                "<figure class=\"panel\">\n{svg}\n<figcaption>{} Experiment <code>{}</code>. \
+                 <span class=\"files\">\
+                 <a href=\"figures/{stem}.svg\">SVG</a><a href=\"figures/{stem}.png\">PNG</a>\
+                 <a href=\"figures/{stem}.csv\">plotted CSV</a>\
+                 <a href=\"figures/{stem}.tex\">pgfplots</a>\
+                 <a href=\"data/{stem}.csv\">table CSV</a></span></figcaption>\n\
+                 <details><summary>Table</summary>\n",
+                escape(&panel.note),
+                escape(&e.name)
+            );
+            table_html(&panel.table, &mut out);
+            out.push_str("</details>\n</figure>\n");
+        }
+        out.push_str("</div>\n</section>\n");
+    }
+
+    out.push_str("<h2 id=\"specs\">Specs</h2>\n");
+    for e in input.experiments {
+        let _ = write!(
+            out,
+            "<h3>Experiment <code>{}</code> ({})</h3>\n<pre>{}</pre>\n",
+            escape(&e.name),
+            escape(&e.dir.display().to_string()),
+            escape(&e.spec_text)
+        );
+    }
+    match input.figure_text {
+        Some((name, text)) => {
+            let _ = write!(
+                out,
+                "<h3>Figures ({})</h3>\n<pre>{}</pre>\n",
+                escape(name),
+                escape(text)
+            );
+        }
+        None => out.push_str(
+            "<p>Figures: linkrev's defaults (every main metric against every numeric sweep \
+             axis); give <code>--figures FILE</code> to choose.</p>\n",
+        ),
+    }
+    out.push_str("</body>\n</html>\n");
+    Ok(out)
+}

@@ -1,0 +1,398 @@
+//! Reports: figure specs applied to one or more results directories, written as a
+//! self-contained HTML page with the figures (SVG inline, plus PNG, CSV and pgfplots
+//! files), the tables behind them, the specs, run counts and safety totals.
+//!
+//! Layout of a report directory:
+//!
+//! ```text
+//! reports/NAME/index.html          the page (no scripts, no external resources)
+//! reports/NAME/figures/STEM.svg    one per panel, also .png, .csv (plotted points), .tex
+//! reports/NAME/data/STEM.csv       the aggregated table behind each panel
+//! reports/NAME/data/runs.csv       run counts and health per experiment and algorithm
+//! ```
+//!
+//! Every figure is built (and every spec error found) before anything is written, and
+//! the directory is assembled beside its destination and renamed into place, so a
+//! failed report never leaves half a directory, and a re-run replaces the old one whole.
+
+pub mod figspec;
+pub mod figures;
+mod html;
+
+use crate::input::Location;
+use crate::output::write_atomically;
+use crate::plot::{self, FigureSize, IntervalStyle};
+use crate::results::store::Store;
+use crate::sweep::plan::{ParamValue, Plan};
+use crate::sweep::spec_copy;
+use anyhow::{Context as _, bail};
+use figspec::{FigureKind, FigureSpec, FilterValue, Statistic};
+use figures::Figure;
+use polars::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// One results directory, opened read-only.
+pub struct Experiment {
+    pub name: String,
+    pub dir: PathBuf,
+    pub store: Store,
+    pub plan: Plan,
+    /// The experiment spec the runs were made with, verbatim.
+    pub spec_text: String,
+    /// The runs table (one row per stored run).
+    pub runs: DataFrame,
+}
+
+impl Experiment {
+    /// Opens a results directory written by `linkrev sweep` (complete or not).
+    pub fn open(dir: &Path) -> anyhow::Result<Self> {
+        let store = Store::open_read_only(dir)?;
+        let (spec_text, _) = spec_copy::read(dir)?;
+        let plan = spec_copy::plan(dir)?;
+        let runs = store.read_table("runs")?;
+        if runs.height() == 0 {
+            bail!(
+                "{}: no runs stored yet: run `linkrev sweep` first",
+                dir.display()
+            );
+        }
+        Ok(Experiment {
+            name: plan.experiment.clone(),
+            dir: dir.to_path_buf(),
+            store,
+            plan,
+            spec_text,
+            runs,
+        })
+    }
+
+    /// Stored runs of `algorithm`.
+    fn stored(&self, algorithm: &str) -> usize {
+        figures::column_text(&self.runs, "algorithm")
+            .map(|v| v.iter().filter(|a| a.as_deref() == Some(algorithm)).count())
+            .unwrap_or(0)
+    }
+}
+
+/// Where the figures of a report come from.
+pub enum FigureSource<'a> {
+    /// A figure spec file (`--figures`).
+    File(&'a Path),
+    /// Figure spec text with a name for errors (the demo's built-in specs).
+    Text { text: &'a str, name: &'a str },
+    /// One figure per metric and numeric sweep axis (see [`default_figures`]).
+    Defaults,
+}
+
+/// What a report wrote.
+pub struct ReportSummary {
+    pub index: PathBuf,
+    pub figures: usize,
+    pub panels: usize,
+    pub runs: usize,
+    pub safety_violations: u64,
+}
+
+/// Writes the report of `dirs` to `out` (replacing a previous report there).
+pub fn write_report(
+    dirs: &[PathBuf],
+    source: FigureSource<'_>,
+    out: &Path,
+) -> anyhow::Result<ReportSummary> {
+    if dirs.is_empty() {
+        bail!("give at least one results directory");
+    }
+    let mut experiments: Vec<Experiment> = Vec::new();
+    for dir in dirs {
+        let e = Experiment::open(dir)?;
+        if let Some(other) = experiments.iter().find(|o| o.name == e.name) {
+            bail!(
+                "{} and {} both hold experiment `{}`: give each experiment once",
+                other.dir.display(),
+                e.dir.display(),
+                e.name
+            );
+        }
+        experiments.push(e);
+    }
+    let (specs, figure_text) = match source {
+        FigureSource::File(path) => (
+            figspec::load(path)?,
+            Some((
+                path.display().to_string(),
+                std::fs::read_to_string(path).unwrap_or_default(),
+            )),
+        ),
+        FigureSource::Text { text, name } => (
+            figspec::parse(text, name)?,
+            Some((name.to_string(), text.to_string())),
+        ),
+        FigureSource::Defaults => (default_figures(&experiments), None),
+    };
+    // Build everything first: a bad figure spec must fail before anything is written.
+    let mut built: Vec<(usize, Figure)> = Vec::new();
+    for spec in &specs {
+        let index = experiment_of(spec, &experiments)?;
+        built.push((index, figures::build(spec, &experiments[index])?));
+    }
+    check_out_dir(out)?;
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".linkrev-report-")
+        .tempdir_in(parent)
+        .with_context(|| format!("creating a staging directory in {}", parent.display()))?;
+    let root = staging.path();
+    for sub in ["figures", "data"] {
+        std::fs::create_dir(root.join(sub))
+            .with_context(|| format!("creating {}", root.join(sub).display()))?;
+    }
+    let mut svgs = Vec::new();
+    for (_, figure) in &built {
+        let mut panel_svgs = Vec::new();
+        for panel in &figure.panels {
+            let svg = plot::render_svg(&panel.chart)
+                .with_context(|| format!("drawing figure {}", panel.stem))?;
+            let fig = root.join("figures");
+            write_text(&fig.join(format!("{}.svg", panel.stem)), &svg)?;
+            plot::render_png(&panel.chart, &fig.join(format!("{}.png", panel.stem)))?;
+            write_text(
+                &fig.join(format!("{}.csv", panel.stem)),
+                &plot::points_csv(&panel.chart),
+            )?;
+            write_text(
+                &fig.join(format!("{}.tex", panel.stem)),
+                &plot::pgfplots_tex(&panel.chart),
+            )?;
+            write_csv(
+                &root.join("data").join(format!("{}.csv", panel.stem)),
+                &panel.table,
+            )?;
+            panel_svgs.push(svg);
+        }
+        svgs.push(panel_svgs);
+    }
+    let health = html::Health::of(&experiments)?;
+    write_csv(&root.join("data").join("runs.csv"), &health.table)?;
+    let page = html::page(&html::PageInput {
+        experiments: &experiments,
+        figures: &built,
+        svgs: &svgs,
+        figure_text: figure_text.as_ref(),
+        health: &health,
+    })?;
+    write_text(&root.join("index.html"), &page)?;
+
+    // Into place: the old report (if any) moves aside first and is removed after.
+    let staged = staging.keep();
+    let old = if out.exists() {
+        let aside = parent.join(format!(".linkrev-report-old-{}", std::process::id()));
+        std::fs::rename(out, &aside)
+            .with_context(|| format!("moving the previous {} aside", out.display()))?;
+        Some(aside)
+    } else {
+        None
+    };
+    if let Err(e) = std::fs::rename(&staged, out) {
+        let _ = std::fs::remove_dir_all(&staged);
+        if let Some(old) = &old {
+            let _ = std::fs::rename(old, out);
+        }
+        return Err(e).with_context(|| format!("moving the report to {}", out.display()));
+    }
+    if let Some(old) = old {
+        std::fs::remove_dir_all(&old)
+            .with_context(|| format!("removing the previous report {}", old.display()))?;
+    }
+    Ok(ReportSummary {
+        index: out.join("index.html"),
+        figures: built.len(),
+        panels: built.iter().map(|(_, f)| f.panels.len()).sum(),
+        runs: experiments.iter().map(|e| e.runs.height()).sum(),
+        safety_violations: health.safety_violations,
+    })
+}
+
+/// Refuses to replace a directory that is not a report (one without `index.html`), so
+/// a mistyped `--out` never deletes someone's data.
+fn check_out_dir(out: &Path) -> anyhow::Result<()> {
+    if !out.exists() {
+        return Ok(());
+    }
+    if !out.is_dir() {
+        bail!("{} exists and is not a directory", out.display());
+    }
+    let empty = std::fs::read_dir(out)
+        .with_context(|| format!("listing {}", out.display()))?
+        .next()
+        .is_none();
+    if !empty && !out.join("index.html").is_file() {
+        bail!(
+            "{} exists and does not look like a report (no index.html): choose another --out \
+             or remove it",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+fn write_text(path: &Path, text: &str) -> anyhow::Result<()> {
+    write_atomically(path, |w| w.write_all(text.as_bytes()))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+fn write_csv(path: &Path, df: &DataFrame) -> anyhow::Result<()> {
+    let mut df = df.clone();
+    let mut result = Ok(());
+    write_atomically(path, |w| {
+        result = CsvWriter::new(w).finish(&mut df);
+        Ok(())
+    })
+    .with_context(|| format!("writing {}", path.display()))?;
+    anyhow::Context::with_context(result, || format!("encoding {}", path.display()))
+}
+
+/// The experiment a figure draws from.
+fn experiment_of(spec: &FigureSpec, experiments: &[Experiment]) -> anyhow::Result<usize> {
+    let names = || {
+        experiments
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match &spec.experiment {
+        Some(name) => experiments
+            .iter()
+            .position(|e| &e.name == name)
+            .ok_or_else(|| {
+                spec.error(
+                    "experiment",
+                    format!("no results of `{name}` given (given: {})", names()),
+                )
+                .into()
+            }),
+        None if experiments.len() == 1 => Ok(0),
+        None => Err(spec
+            .error(
+                "experiment",
+                format!(
+                    "missing: this report has several experiments ({}); say which",
+                    names()
+                ),
+            )
+            .into()),
+    }
+}
+
+/// Figures for results without a figure spec: for each numeric sweep axis, each main
+/// metric of the algorithms present against it, one line per algorithm and combination
+/// of the other axes (never averaged over them); and the paired difference when both
+/// mutual-exclusion algorithms ran.
+pub fn default_figures(experiments: &[Experiment]) -> Vec<FigureSpec> {
+    let mut out = Vec::new();
+    for e in experiments {
+        let has = |a: &str| e.stored(a) > 0;
+        let families: [(&[&str], &[&str]); 2] = [
+            (&["me-rl", "me-raymond"], &["wait_mean", "msgs_per_cs"]),
+            (&["le-malpani"], &["conv_time_mean", "msgs_per_change"]),
+        ];
+        for (x, values) in &e.plan.axes {
+            if !values
+                .iter()
+                .all(|v| matches!(v, ParamValue::Int(_) | ParamValue::Float(_)))
+            {
+                continue;
+            }
+            let others: Vec<String> = e
+                .plan
+                .axes
+                .iter()
+                .map(|(n, _)| n.clone())
+                .filter(|n| n != x)
+                .collect();
+            for (algorithms, metrics) in families {
+                let present: Vec<&str> = algorithms.iter().copied().filter(|a| has(a)).collect();
+                if present.is_empty() {
+                    continue;
+                }
+                // Workload axes do not apply to leader election.
+                if algorithms == ["le-malpani"] && (x == "rate" || x == "cs_time") {
+                    continue;
+                }
+                let others: Vec<String> = others
+                    .iter()
+                    .filter(|o| algorithms != ["le-malpani"] || (*o != "rate" && *o != "cs_time"))
+                    .cloned()
+                    .collect();
+                let mut series = vec!["algorithm".to_string()];
+                series.extend(others.iter().cloned());
+                let filter = vec![(
+                    "algorithm".to_string(),
+                    present
+                        .iter()
+                        .map(|a| FilterValue::Text(a.to_string()))
+                        .collect(),
+                )];
+                for y in metrics.iter() {
+                    out.push(default_spec(
+                        e,
+                        format!("{}-{y}-vs-{x}", e.name),
+                        FigureKind::Line {
+                            y: y.to_string(),
+                            statistic: Statistic::Mean,
+                        },
+                        x,
+                        series.clone(),
+                        filter.clone(),
+                    ));
+                }
+                if present == ["me-rl", "me-raymond"] {
+                    out.push(default_spec(
+                        e,
+                        format!("{}-wait_mean-paired-vs-{x}", e.name),
+                        FigureKind::Paired {
+                            y: "wait_mean".into(),
+                            a: "me-rl".into(),
+                            b: "me-raymond".into(),
+                        },
+                        x,
+                        others.clone(),
+                        Vec::new(),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn default_spec(
+    e: &Experiment,
+    name: String,
+    kind: FigureKind,
+    x: &str,
+    series: Vec<String>,
+    filter: Vec<(String, Vec<FilterValue>)>,
+) -> FigureSpec {
+    FigureSpec {
+        name,
+        kind,
+        experiment: Some(e.name.clone()),
+        x: x.to_string(),
+        series,
+        facet: None,
+        filter,
+        intervals: Some(IntervalStyle::Bars),
+        log_x: false,
+        log_y: false,
+        title: None,
+        x_label: None,
+        y_label: None,
+        size: FigureSize::OneColumn,
+        origin: Location::file("(default figures)"),
+    }
+}

@@ -5,6 +5,7 @@
 //! names the file, line and field it is about (see [`crate::input`]).
 
 mod bench_cmd;
+mod demo_cmd;
 mod report_cmd;
 mod run_cmd;
 mod slurm_cmd;
@@ -24,6 +25,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// The main job: run reduced standard studies and write their report (reports/demo).
+    Demo(demo_cmd::DemoArgs),
     /// Generate, inspect, check and convert mobility traces.
     #[command(subcommand)]
     Trace(trace_cmd::TraceCommand),
@@ -64,6 +67,7 @@ pub fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::Demo(args) => demo_cmd::run(args),
         Command::Trace(cmd) => trace_cmd::run(cmd),
         Command::Run(args) => run_cmd::run(args),
         Command::Sweep(args) => sweep_cmd::run(args),

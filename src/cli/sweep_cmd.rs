@@ -68,26 +68,56 @@ pub fn run(args: SweepArgs) -> anyhow::Result<Outcome> {
 
 /// Progress: a bar with rate and ETA on a terminal, a plain line every few seconds
 /// otherwise (logs of batch jobs).
-struct CliProgress {
+pub(super) struct CliProgress {
     bar: Option<ProgressBar>,
     total: AtomicUsize,
     done: AtomicUsize,
     last_line: Mutex<Instant>,
+    /// Several executions share one bar over `total` runs (the demo): `start` adds to
+    /// it instead of starting over.
+    cumulative: bool,
 }
 
 impl CliProgress {
-    fn new() -> Self {
+    /// A bar on a terminal, plain lines otherwise. With `grand_total`, one bar spans
+    /// several executions of that many runs in all.
+    pub(super) fn new(grand_total: Option<usize>) -> Self {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(grand_total.unwrap_or(0) as u64);
+            bar.set_style(
+                ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {per_sec}  ETA {eta}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar
+        });
         Self {
-            bar: None,
-            total: AtomicUsize::new(0),
+            bar,
+            total: AtomicUsize::new(grand_total.unwrap_or(0)),
             done: AtomicUsize::new(0),
             last_line: Mutex::new(Instant::now()),
+            cumulative: grand_total.is_some(),
+        }
+    }
+}
+
+impl CliProgress {
+    /// Ends a shared bar (see [`CliProgress::new`]) once every execution is done.
+    pub(super) fn finish_all(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish();
         }
     }
 }
 
 impl Progress for CliProgress {
     fn start(&self, total: usize, already_done: usize) {
+        if self.cumulative {
+            self.done.fetch_add(already_done, Ordering::SeqCst);
+            if let Some(bar) = &self.bar {
+                bar.inc(already_done as u64);
+            }
+            return;
+        }
         self.total.store(total, Ordering::SeqCst);
         self.done.store(already_done, Ordering::SeqCst);
         if let Some(bar) = &self.bar {
@@ -113,10 +143,22 @@ impl Progress for CliProgress {
     }
 
     fn finish(&self) {
-        if let Some(bar) = &self.bar {
+        if let Some(bar) = &self.bar.as_ref().filter(|_| !self.cumulative) {
             bar.finish();
         }
     }
+}
+
+/// The flag Ctrl-C sets: finish the runs in progress, store them, stop. A second
+/// Ctrl-C quits at once (exit code 130).
+pub(super) fn stop_on_ctrl_c() -> &'static AtomicBool {
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping after the runs in progress (Ctrl-C again to quit at once) …");
+    });
+    &STOP
 }
 
 /// Runs the plan into its results directory, resumably.
@@ -126,27 +168,14 @@ fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
         .clone()
         .unwrap_or_else(|| Path::new("results").join(&plan.experiment));
     spec_copy::keep(plan, &dir)?;
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        eprintln!("\nstopping after the runs in progress (Ctrl-C again to quit at once) …");
-    });
-    let mut progress = CliProgress::new();
-    if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(0);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {per_sec}  ETA {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        progress.bar = Some(bar);
-    }
+    let stop = stop_on_ctrl_c();
+    let progress = CliProgress::new(None);
     let options = ExecuteOptions {
         threads: args.threads,
         shard: args.shard,
         batch: None,
     };
-    let report = execute::execute(plan, &dir, &options, &STOP, &progress)?;
+    let report = execute::execute(plan, &dir, &options, stop, &progress)?;
     // Not `Store::open`: as a shard, other shards may be writing here right now.
     let stored = report.stored;
     eprintln!(

@@ -1,0 +1,145 @@
+//! `linkrev demo`: the main job on built-in defaults. Runs reduced versions of the
+//! standard studies (the specs in `analysis/demo/`, compiled in) on the random-waypoint
+//! generator and writes their report.
+
+use super::Outcome;
+use super::sweep_cmd::{CliProgress, stop_on_ctrl_c};
+use crate::report::{self, FigureSource};
+use crate::sweep::execute::{self, ExecuteOptions};
+use crate::sweep::spec_copy;
+use anyhow::Context as _;
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The demo's experiments: (spec path shown to users, spec text).
+const SPECS: [(&str, &str); 2] = [
+    (
+        "analysis/demo/me.toml",
+        include_str!("../../analysis/demo/me.toml"),
+    ),
+    (
+        "analysis/demo/le.toml",
+        include_str!("../../analysis/demo/le.toml"),
+    ),
+];
+const FIGURES: (&str, &str) = (
+    "analysis/demo/figures.toml",
+    include_str!("../../analysis/demo/figures.toml"),
+);
+
+/// Sizes of the quick demo (`--quick`, or LINKREV_DEMO_QUICK=1): the same experiments
+/// and figures with fewer replications over a shorter time, for CI.
+const QUICK_REPLICATIONS: i64 = 2;
+const QUICK_DURATION_S: f64 = 60.0;
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Report directory (replaced if it holds an earlier report).
+    #[arg(long, default_value = "reports/demo")]
+    pub out: PathBuf,
+    /// Where the demo's results go; one directory per experiment, rewritten each time.
+    #[arg(long, default_value = "results/demo")]
+    pub results: PathBuf,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// A smaller demo (2 replications of 60 s instead of 4–5 of 300 s), for CI and a
+    /// first look; also selected by LINKREV_DEMO_QUICK=1.
+    #[arg(long)]
+    pub quick: bool,
+}
+
+/// The spec text as run: the built-in text, or for the quick demo the same spec with
+/// fewer replications and a shorter duration.
+fn spec_text(text: &str, quick: bool) -> anyhow::Result<String> {
+    if !quick {
+        return Ok(text.to_string());
+    }
+    let mut table: toml::Table = toml::from_str(text).context("built-in demo spec")?;
+    table.insert("replications".into(), QUICK_REPLICATIONS.into());
+    if let Some(toml::Value::Table(mobility)) = table.get_mut("mobility") {
+        mobility.insert("duration".into(), QUICK_DURATION_S.into());
+    }
+    let body = toml::to_string(&table).context("writing the quick demo spec")?;
+    Ok(format!(
+        "# Quick demo: the built-in spec with replications = {QUICK_REPLICATIONS} and \
+         duration = {QUICK_DURATION_S}.\n{body}"
+    ))
+}
+
+/// Clears a previous demo's results directory: the demo always starts from scratch, so
+/// its report shows what this build computes. Refuses anything that is not a results
+/// directory.
+fn clear(dir: &Path) -> anyhow::Result<()> {
+    if !dir.exists() {
+        return Ok(());
+    }
+    if !dir.join(spec_copy::SPEC_COPY).is_file() {
+        anyhow::bail!(
+            "{} exists and is not a results directory: choose another --results",
+            dir.display()
+        );
+    }
+    std::fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))
+}
+
+pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
+    let quick = args.quick || std::env::var_os("LINKREV_DEMO_QUICK").is_some_and(|v| v == "1");
+    let started = Instant::now();
+    let mut plans = Vec::new();
+    for (origin, text) in SPECS {
+        let text = spec_text(text, quick)?;
+        let spec = crate::sweep::spec::parse(&text, Path::new(origin))?;
+        let dir = args.results.join(&spec.name);
+        clear(&dir)?;
+        spec_copy::keep_text(text.as_bytes(), Path::new(origin), &dir)?;
+        plans.push((spec_copy::plan(&dir)?, dir));
+    }
+    let total: usize = plans.iter().map(|(p, _)| p.runs.len()).sum();
+    eprintln!(
+        "linkrev demo{}: {total} runs ({}), then the report",
+        if quick { " (quick)" } else { "" },
+        plans
+            .iter()
+            .map(|(p, _)| format!("{} {}", p.runs.len(), p.experiment))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let stop = stop_on_ctrl_c();
+    let progress = CliProgress::new(Some(total));
+    let options = ExecuteOptions {
+        threads: args.threads,
+        shard: None,
+        batch: None,
+    };
+    for (plan, dir) in &plans {
+        let report = execute::execute(plan, dir, &options, stop, &progress)?;
+        if report.interrupted {
+            eprintln!("interrupted");
+            return Ok(Outcome::Interrupted);
+        }
+    }
+    progress.finish_all();
+    let simulated = started.elapsed();
+    let dirs: Vec<PathBuf> = plans.into_iter().map(|(_, d)| d).collect();
+    let summary = report::write_report(
+        &dirs,
+        FigureSource::Text {
+            text: FIGURES.1,
+            name: FIGURES.0,
+        },
+        &args.out,
+    )?;
+    eprintln!(
+        "\n{total} runs simulated in {:.1} s; {} figures ({} panels); {} safety violations; \
+         total {:.1} s",
+        simulated.as_secs_f64(),
+        summary.figures,
+        summary.panels,
+        summary.safety_violations,
+        started.elapsed().as_secs_f64()
+    );
+    println!("{}", summary.index.display());
+    Ok(Outcome::Success)
+}

@@ -24,6 +24,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
     let out = match &args.out {
         Some(out) => out.clone(),
         None => {
+            crate::results::store::Store::open_read_only(&args.dirs[0])?;
             let plan = crate::sweep::spec_copy::plan(&args.dirs[0])?;
             PathBuf::from("reports").join(plan.experiment)
         }

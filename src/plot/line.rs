@@ -268,6 +268,15 @@ pub fn tick_label(v: f64) -> String {
     if s == "-0" { "0".into() } else { s }
 }
 
+/// A tick that is zero up to rounding (`2.8e-17` from summing steps) is zero.
+fn snap(v: f64, (lo, hi): (f64, f64)) -> f64 {
+    if v.abs() < 1e-9 * (hi - lo).abs() {
+        0.0
+    } else {
+        v
+    }
+}
+
 fn trim_zeros(s: &str) -> &str {
     if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.')
@@ -459,8 +468,8 @@ where
         .axis_desc_style(font(11.0))
         .x_labels(6)
         .y_labels(6)
-        .x_label_formatter(&|v| tick_label(*v))
-        .y_label_formatter(&|v| tick_label(*v))
+        .x_label_formatter(&|v| tick_label(snap(*v, frame.x_span)))
+        .y_label_formatter(&|v| tick_label(snap(*v, frame.y_span)))
         .light_line_style(TRANSPARENT)
         .bold_line_style(RGBColor(0xDD, 0xDD, 0xDD))
         .draw()

@@ -705,15 +705,26 @@ fn ecdf_panels(spec: &FigureSpec, df: &DataFrame, table: &str) -> anyhow::Result
         );
         chart.kind = LineKind::Steps;
         chart.series = series;
+        let mut note = format!(
+            "empirical CDF of all {events} of all runs of each series; {events} \
+             {unfinished} before the run ended count in the denominator, so a curve ends at \
+             the fraction that finished."
+        );
+        let not_drawn = rows
+            .iter()
+            .filter(|&&r| values[r].is_some_and(|v| v <= 0.0))
+            .count();
+        if spec.log_x && not_drawn > 0 {
+            note.push_str(&format!(
+                " {not_drawn} {events} took no time: counted, but not drawn on the \
+                 logarithmic axis, so curves start above zero."
+            ));
+        }
         panels.push(Panel {
             stem,
             chart,
             table,
-            note: format!(
-                "empirical CDF of all {events} of all runs of each series; {events} \
-                 {unfinished} before the run ended count in the denominator, so a curve \
-                 ends at the fraction that finished."
-            ),
+            note,
         });
     }
     Ok(panels)

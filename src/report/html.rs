@@ -159,10 +159,11 @@ th{background:#f3f3f3}td.t,th.t{text-align:left}\
 .ok{background:#e8f5e9;border:2px solid #2e7d32;padding:.6em 1em}\
 .bad{background:#ffebee;border:2px solid #c62828;padding:.6em 1em}\
 .panels{display:flex;flex-wrap:wrap;gap:1em}\
-.panel svg{max-width:100%;height:auto;border:1px solid #eee}\
-figcaption{font-size:.85em;color:#444;max-width:60em}\
+.panel{margin:0 0 1em 0;max-width:100%}.panel.one{width:482px}.panel.two{width:962px}\
+.panel svg{width:100%;height:auto;border:1px solid #eee}\
+figcaption{font-size:.85em;color:#444}\
 pre{background:#f7f7f7;border:1px solid #ddd;padding:.8em;overflow-x:auto;font-size:.8em}\
-.files a{margin-right:.6em;font-size:.85em}";
+.files a{margin-right:.6em;font-size:.85em}details{overflow-x:auto}";
 
 /// Formats a table cell: numbers to 4 significant digits, empty for null.
 fn cell(v: AnyValue<'_>) -> (String, bool) {
@@ -256,6 +257,14 @@ pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
         h.tokens_lost,
         h.runs
     );
+    if h.incidents.iter().any(|(_, key, _)| key.contains("algo=le-malpani")) {
+        out.push_str(
+            "<br>Runs are shown as they happened, never filtered. <code>le-malpani</code> \
+             follows the published rules A–E, which have known counterexamples when the \
+             network partitions and merges (a stale Update revives a lost leader; rule E \
+             can strand a merging node as a sink): see README, Algorithms.",
+        );
+    }
     if !h.incidents.is_empty() {
         out.push_str(
             "<br>Runs to examine (reproduce one with <code>linkrev run</code> and the run's \
@@ -303,13 +312,17 @@ pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
             let stem = escape(&panel.stem);
             let _ = write!(
                 out,
-                "<figure class=\"panel\">\n{svg}\n<figcaption>{} Experiment <code>{}</code>. \
+                "<figure class=\"panel {}\">\n{svg}\n<figcaption>{} Experiment <code>{}</code>. \
                  <span class=\"files\">\
                  <a href=\"figures/{stem}.svg\">SVG</a><a href=\"figures/{stem}.png\">PNG</a>\
                  <a href=\"figures/{stem}.csv\">plotted CSV</a>\
                  <a href=\"figures/{stem}.tex\">pgfplots</a>\
                  <a href=\"data/{stem}.csv\">table CSV</a></span></figcaption>\n\
                  <details><summary>Table</summary>\n",
+                match panel.chart.size {
+                    crate::plot::FigureSize::OneColumn => "one",
+                    crate::plot::FigureSize::TwoColumn => "two",
+                },
                 escape(&panel.note),
                 escape(&e.name)
             );

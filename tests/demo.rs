@@ -1,0 +1,83 @@
+//! `linkrev demo` end to end at its quick size (the README's main command at full size):
+//! every figure of the built-in figure spec is written with its data, and the report is
+//! byte-identical whatever the thread count.
+
+use std::process::{Command, Output};
+
+fn demo(out: &std::path::Path, results: &std::path::Path, threads: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(["demo", "--threads", threads, "--out"])
+        .arg(out)
+        .arg("--results")
+        .arg(results)
+        .env("LINKREV_DEMO_QUICK", "1")
+        .output()
+        .expect("run linkrev demo")
+}
+
+#[test]
+fn quick_demo_writes_every_figure_and_is_thread_count_independent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (out1, out2) = (tmp.path().join("r1"), tmp.path().join("r2"));
+    let results = tmp.path().join("results");
+    let run = demo(&out1, &results, "1");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(stderr.contains("linkrev demo (quick)"), "{stderr}");
+    let index = out1.join("index.html");
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout).trim(),
+        index.display().to_string()
+    );
+
+    // Every [[figure]] of the built-in spec has at least one panel on disk.
+    let spec = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("analysis/demo/figures.toml"),
+    )
+    .unwrap();
+    let names: Vec<&str> = spec
+        .lines()
+        .filter_map(|l| l.strip_prefix("name = \""))
+        .map(|l| l.trim_end_matches('"'))
+        .collect();
+    assert_eq!(names.len(), 12);
+    let files: Vec<String> = std::fs::read_dir(out1.join("figures"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for name in &names {
+        for ext in ["svg", "png", "csv", "tex"] {
+            assert!(
+                files
+                    .iter()
+                    .any(|f| f.starts_with(name) && f.ends_with(&format!(".{ext}"))),
+                "no {name}*.{ext} in {files:?}"
+            );
+        }
+    }
+    let page = std::fs::read_to_string(&index).unwrap();
+    assert!(page.contains("demo-me") && page.contains("demo-le"));
+
+    // A second demo (fresh results, two threads) writes the same report, byte for byte.
+    let run = demo(&out2, &results, "2");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    for entry in walk(&out1) {
+        let rel = entry.strip_prefix(&out1).unwrap();
+        let a = std::fs::read(&entry).unwrap();
+        let b = std::fs::read(out2.join(rel)).unwrap();
+        assert!(a == b, "{} differs between thread counts", rel.display());
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

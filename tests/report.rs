@@ -1,0 +1,505 @@
+//! Figure specs, figures built from real stored results (checked against statistics
+//! computed here by hand from the runs and requests tables), and `linkrev report` end
+//! to end through the binary.
+
+use linkrev::plot::LineKind;
+use linkrev::report::figspec::{self, FigureKind};
+use linkrev::report::figures::{self, MAX_ECDF_POINTS, ecdf_points};
+use linkrev::report::{Experiment, default_figures};
+use polars::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn linkrev(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(args)
+        .output()
+        .expect("run linkrev")
+}
+
+/// RL vs Raymond: 2 speeds × 2 rates × 2 algorithms × 3 replications, plus leader
+/// election along the speeds (3 replications): 30 runs, stored once per test binary.
+const SPEC: &str = r#"name = "fig"
+master_seed = 11
+replications = 3
+algorithms = ["me-rl", "me-raymond", "le-malpani"]
+
+[mobility]
+nodes = 10
+area = "600x300"
+speed_min = 1.0
+speed_max = [2.0, 10.0]
+pause = 10.0
+duration = 60.0
+
+[workload]
+rate = [0.05, 0.5]
+cs_time = 0.05
+"#;
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    results: PathBuf,
+    root: PathBuf,
+}
+
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
+        let spec = root.join("fig.toml");
+        std::fs::write(&spec, SPEC).unwrap();
+        let results = root.join("results");
+        let out = linkrev(&[
+            "sweep",
+            spec.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        Fixture {
+            _tmp: tmp,
+            results,
+            root,
+        }
+    })
+}
+
+fn experiment() -> Experiment {
+    Experiment::open(&fixture().results).unwrap()
+}
+
+fn figure(text: &str) -> figspec::FigureSpec {
+    figspec::parse(text, "figs.toml").unwrap().remove(0)
+}
+
+fn f64s(df: &DataFrame, name: &str) -> Vec<Option<f64>> {
+    let c = df.column(name).unwrap().cast(&DataType::Float64).unwrap();
+    c.f64().unwrap().iter().collect()
+}
+
+fn texts(df: &DataFrame, name: &str) -> Vec<Option<String>> {
+    figures::column_text(df, name).unwrap()
+}
+
+/// Mean and 95% CI half-width of three values (t quantile 4.302653 for 2 degrees of
+/// freedom, from the tables).
+fn mean_ci3(v: &[f64]) -> (f64, f64) {
+    assert_eq!(v.len(), 3);
+    let mean = v.iter().sum::<f64>() / 3.0;
+    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 2.0;
+    (mean, 4.302_653 * var.sqrt() / 3f64.sqrt())
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()))
+}
+
+#[test]
+fn figure_spec_errors_name_file_line_and_field() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "[[figure]]\nname = \"a\"\nx = \"rate\"\ny = \"wait_mean\"\ncolour = 1\n",
+            "figs.toml:5: unknown field `colour`",
+        ),
+        ("[[figure]]\nname = \"a\"\nx = \"rate\"\n", "figure.y: missing"),
+        (
+            "[[figure]]\nname = \"a\"\nkind = \"ecdf\"\nx = \"wait_s\"\ny = \"wait_mean\"\n",
+            "figure.y: not used by ecdf",
+        ),
+        (
+            "[[figure]]\nname = \"a\"\nkind = \"paired\"\nx = \"rate\"\ny = \"w\"\na = \"me-rl\"\nb = \"me-rl\"\n",
+            "figure.b: equals a",
+        ),
+        (
+            "[[figure]]\nname = \"a\"\nkind = \"paired\"\nx = \"rate\"\ny = \"w\"\na = \"me-rl\"\nb = \"raymond\"\n",
+            "figure.b: `raymond` is not an algorithm",
+        ),
+        ("[[figure]]\nname = \"a b\"\nx = \"rate\"\ny = \"w\"\n", "figure.name"),
+        (
+            "[[figure]]\nname = \"a\"\nx = \"r\"\ny = \"w\"\n\n[[figure]]\nname = \"a\"\nx = \"r\"\ny = \"w\"\n",
+            "figs.toml:6: figure.name: `a` is used twice (first at line 1)",
+        ),
+        ("[[figure]]\nname = \"a\"\nkind = \"bar\"\nx = \"r\"\ny = \"w\"\n", "figs.toml:3"),
+        (
+            "[[figure]]\nname = \"a\"\nx = \"r\"\ny = \"w\"\nfilter = { rate = [] }\n",
+            "figure.filter.rate: an empty list",
+        ),
+        ("title = \"x\"\n", "figs.toml:1"),
+        ("", "no [[figure]] tables"),
+    ];
+    for (text, expected) in cases {
+        let e = figspec::parse(text, "figs.toml").unwrap_err().to_string();
+        assert!(e.contains(expected), "{text:?}: `{e}` lacks `{expected}`");
+        assert!(e.starts_with("figs.toml"), "{e}");
+    }
+    let ok = figure(
+        "[[figure]]\nname = \"w\"\nx = \"rate\"\ny = \"wait_mean\"\nstatistic = \"p95\"\n\
+         series = [\"algorithm\", \"speed_max\"]\nfilter = { speed_max = 2, algorithm = \"me-rl\" }\n",
+    );
+    assert_eq!(ok.series, ["algorithm", "speed_max"]);
+    assert_eq!(ok.filter.len(), 2);
+    assert!(matches!(ok.kind, FigureKind::Line { .. }));
+}
+
+#[test]
+fn ecdf_points_are_exact_and_thinned_to_a_bound() {
+    // 4 finished of 5 events: F(1) = 2/5, F(2) = 3/5, F(5) = 4/5 (the fifth never ended).
+    let p = ecdf_points(&[1.0, 1.0, 2.0, 5.0], 5);
+    let xy: Vec<(f64, f64)> = p.iter().map(|p| (p.x, p.y)).collect();
+    assert_eq!(xy, [(1.0, 0.4), (2.0, 0.6), (5.0, 0.8)]);
+    assert!(ecdf_points(&[], 3).is_empty());
+
+    let values: Vec<f64> = (0..10_000).map(|i| f64::from(i) * 0.001).collect();
+    let p = ecdf_points(&values, 10_000);
+    assert_eq!(p.len(), MAX_ECDF_POINTS);
+    assert_eq!((p[0].x, p[0].y), (0.0, 1e-4));
+    let last = p.last().unwrap();
+    assert_eq!((last.x, last.y), (9.999, 1.0));
+    for w in p.windows(2) {
+        assert!(w[0].x < w[1].x && w[0].y < w[1].y);
+        // Each kept point is exact: F(x) = (index + 1) / n for distinct values.
+        let i = (w[1].x / 0.001).round();
+        assert!(close(w[1].y, (i + 1.0) / 10_000.0));
+    }
+}
+
+#[test]
+fn line_figure_plots_hand_computed_means_and_intervals() {
+    let e = experiment();
+    let spec = figure(
+        "[[figure]]\nname = \"wait\"\nx = \"rate\"\ny = \"wait_mean\"\nfacet = \"speed_max\"\n\
+         filter = { algorithm = [\"me-rl\", \"me-raymond\"] }\n",
+    );
+    let fig = figures::build(&spec, &e).unwrap();
+    assert_eq!(fig.panels.len(), 2);
+    assert_eq!(fig.panels[0].stem, "wait--speed_max-2");
+    assert_eq!(fig.panels[1].stem, "wait--speed_max-10");
+
+    // By hand: every run's wait_mean, grouped by (speed, algorithm, rate).
+    let runs = &e.runs;
+    let (alg, speed, rate, wait) = (
+        texts(runs, "algorithm"),
+        f64s(runs, "speed_max"),
+        f64s(runs, "rate"),
+        f64s(runs, "wait_mean"),
+    );
+    let mut groups: BTreeMap<(String, String, String), Vec<f64>> = BTreeMap::new();
+    for i in 0..runs.height() {
+        if let (Some(a), Some(s), Some(r), Some(w)) = (&alg[i], speed[i], rate[i], wait[i]) {
+            groups
+                .entry((format!("{s}"), a.clone(), format!("{r}")))
+                .or_default()
+                .push(w);
+        }
+    }
+    let mut checked = 0;
+    for (panel, speed) in fig.panels.iter().zip(["2", "10"]) {
+        assert!(panel.chart.title.contains(&format!("speed_max = {speed}")));
+        let labels: Vec<&str> = panel.chart.series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["me-raymond", "me-rl"]);
+        for s in &panel.chart.series {
+            assert_eq!(s.points.len(), 2, "{}", s.label);
+            for p in &s.points {
+                let v = &groups[&(speed.to_string(), s.label.clone(), format!("{}", p.x))];
+                let (mean, half) = mean_ci3(v);
+                assert!(close(p.y, mean), "{} {}: {} vs {mean}", s.label, p.x, p.y);
+                assert!((p.low.unwrap() - (mean - half)).abs() < 1e-6 * (1.0 + half));
+                assert!((p.high.unwrap() - (mean + half)).abs() < 1e-6 * (1.0 + half));
+                checked += 1;
+            }
+        }
+        // The table behind the panel holds the same numbers.
+        assert_eq!(panel.table.height(), 4);
+        let means = f64s(&panel.table, "mean");
+        let plotted: Vec<f64> = panel
+            .chart
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.y))
+            .collect();
+        for y in plotted {
+            assert!(means.iter().any(|m| m.is_some_and(|m| close(m, y))));
+        }
+    }
+    assert_eq!(checked, 8);
+    assert!(fig.panels[0].note.contains("n = 3"));
+}
+
+#[test]
+fn paired_figure_matches_per_replication_differences() {
+    let e = experiment();
+    let spec = figure(
+        "[[figure]]\nname = \"d\"\nkind = \"paired\"\nx = \"rate\"\ny = \"wait_mean\"\n\
+         a = \"me-rl\"\nb = \"me-raymond\"\nseries = \"speed_max\"\n",
+    );
+    let fig = figures::build(&spec, &e).unwrap();
+    let panel = &fig.panels[0];
+    assert_eq!(panel.chart.reference_y, Some(0.0));
+    let runs = &e.runs;
+    let (alg, speed, rate, rep, wait) = (
+        texts(runs, "algorithm"),
+        f64s(runs, "speed_max"),
+        f64s(runs, "rate"),
+        f64s(runs, "replication"),
+        f64s(runs, "wait_mean"),
+    );
+    let mut by_pair: BTreeMap<(String, String, String), [Option<f64>; 2]> = BTreeMap::new();
+    for i in 0..runs.height() {
+        let side = match alg[i].as_deref() {
+            Some("me-rl") => 0,
+            Some("me-raymond") => 1,
+            _ => continue,
+        };
+        let key = (
+            format!("{}", speed[i].unwrap()),
+            format!("{}", rate[i].unwrap()),
+            format!("{}", rep[i].unwrap()),
+        );
+        by_pair.entry(key).or_default()[side] = wait[i];
+    }
+    assert_eq!(panel.chart.series.len(), 2);
+    for s in &panel.chart.series {
+        let speed = s.label.strip_prefix("speed_max=").unwrap();
+        for p in &s.points {
+            let d: Vec<f64> = by_pair
+                .iter()
+                .filter(|((sp, r, _), _)| sp == speed && *r == format!("{}", p.x))
+                .filter_map(|(_, [a, b])| Some((*a)? - (*b)?))
+                .collect();
+            let (mean, half) = mean_ci3(&d);
+            assert!(close(p.y, mean), "{}: {} vs {mean}", s.label, p.y);
+            assert!((p.high.unwrap() - p.low.unwrap() - 2.0 * half).abs() < 1e-6 * (1.0 + half));
+        }
+    }
+}
+
+#[test]
+fn ecdf_figure_counts_unfinished_requests_in_the_denominator() {
+    let e = experiment();
+    let spec = figure(
+        "[[figure]]\nname = \"w\"\nkind = \"ecdf\"\nx = \"wait_s\"\n\
+         filter = { speed_max = 10, rate = 0.5 }\n",
+    );
+    let fig = figures::build(&spec, &e).unwrap();
+    let panel = &fig.panels[0];
+    assert_eq!(panel.chart.kind, LineKind::Steps);
+    let requests = e.store.read_table("requests").unwrap();
+    let (alg, speed, rate, wait) = (
+        texts(&requests, "algorithm"),
+        f64s(&requests, "speed_max"),
+        f64s(&requests, "rate"),
+        f64s(&requests, "wait_s"),
+    );
+    for s in &panel.chart.series {
+        let rows: Vec<Option<f64>> = (0..requests.height())
+            .filter(|&i| {
+                alg[i].as_deref() == Some(s.label.as_str())
+                    && speed[i] == Some(10.0)
+                    && rate[i] == Some(0.5)
+            })
+            .map(|i| wait[i])
+            .collect();
+        let finished: Vec<f64> = rows.iter().flatten().copied().collect();
+        assert!(!rows.is_empty());
+        let last = s.points.last().unwrap();
+        assert!(close(last.y, finished.len() as f64 / rows.len() as f64));
+        assert_eq!(last.x, finished.iter().copied().fold(f64::MIN, f64::max));
+        assert!(s.points.len() <= MAX_ECDF_POINTS);
+        assert!(s.points.windows(2).all(|w| w[0].x < w[1].x && w[0].y < w[1].y));
+    }
+}
+
+#[test]
+fn figures_refuse_typos_pooling_and_absent_values() {
+    let e = experiment();
+    let err = |text: &str| {
+        let spec = figure(text);
+        match figures::build(&spec, &e) {
+            Ok(_) => panic!("{text} should fail"),
+            Err(e) => format!("{e:#}"),
+        }
+    };
+    let head = "[[figure]]\nname = \"f\"\n";
+    let e1 = err(&format!(
+        "{head}x = \"rate\"\ny = \"wait_men\"\nfacet = \"speed_max\"\n\
+         filter = {{ algorithm = \"me-rl\" }}\n"
+    ));
+    assert!(e1.contains("figs.toml:1: figure.y: no column `wait_men`"), "{e1}");
+    assert!(e1.contains("did you mean `wait_mean`?"), "{e1}");
+    // speed_max varies but is not named: the figure would average over it.
+    let e2 = err(&format!(
+        "{head}x = \"rate\"\ny = \"wait_mean\"\nfilter = {{ algorithm = \"me-rl\" }}\n"
+    ));
+    assert!(e2.contains("sweep axis `speed_max` still takes 2 values"), "{e2}");
+    let e3 = err(&format!(
+        "{head}x = \"rate\"\ny = \"wait_mean\"\nfacet = \"speed_max\"\n\
+         filter = {{ algorithm = [\"me-rl\", \"me-rl2\"] }}\n"
+    ));
+    assert!(e3.contains("figure.filter.algorithm: no row has algorithm = me-rl2"), "{e3}");
+    let e4 = err(&format!(
+        "{head}x = \"algorithm\"\ny = \"wait_mean\"\nseries = \"speed_max\"\n"
+    ));
+    assert!(e4.contains("figure.x: `algorithm` is not numeric"), "{e4}");
+    let e5 = err(&format!(
+        "{head}x = \"rate\"\ny = \"wait_mean\"\nseries = \"speed_max\"\n"
+    ));
+    assert!(e5.contains("mix the algorithms"), "{e5}");
+    let e6 = err(&format!(
+        "{head}x = \"rate\"\ny = \"wait_mean\"\nfacet = \"speed_max\"\n\
+         filter = {{ speed_max = \"fast\" }}\n"
+    ));
+    assert!(e6.contains("`speed_max` is numeric"), "{e6}");
+}
+
+#[test]
+fn default_figures_cover_each_metric_and_axis_without_pooling() {
+    let e = experiment();
+    let specs = default_figures(std::slice::from_ref(&e));
+    let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+    for expected in [
+        "fig-wait_mean-vs-rate",
+        "fig-msgs_per_cs-vs-speed_max",
+        "fig-wait_mean-paired-vs-speed_max",
+        "fig-conv_time_mean-vs-speed_max",
+        "fig-msgs_per_change-vs-speed_max",
+    ] {
+        assert!(names.contains(&expected), "{names:?}");
+    }
+    // Leader election has no workload axis to be plotted against.
+    assert!(!names.contains(&"fig-conv_time_mean-vs-rate"));
+    for spec in &specs {
+        let fig = figures::build(spec, &e).unwrap();
+        assert!(!fig.panels.is_empty());
+    }
+}
+
+fn write_figures(dir: &Path, text: &str) -> PathBuf {
+    let path = dir.join("figures.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const FIGURES: &str = r#"[[figure]]
+name = "wait"
+x = "rate"
+y = "wait_mean"
+facet = "speed_max"
+filter = { algorithm = ["me-rl", "me-raymond"] }
+log_x = true
+interval = "band"
+
+[[figure]]
+name = "wait-ecdf"
+kind = "ecdf"
+x = "wait_s"
+filter = { speed_max = 10, rate = 0.5 }
+
+[[figure]]
+name = "conv"
+x = "speed_max"
+y = "conv_time_mean"
+filter = { algorithm = "le-malpani" }
+size = "two-column"
+"#;
+
+#[test]
+fn report_writes_page_figures_and_data_and_replaces_the_old_one() {
+    let fx = fixture();
+    let tmp = tempfile::tempdir_in(&fx.root).unwrap();
+    let figs = write_figures(tmp.path(), FIGURES);
+    let out = tmp.path().join("reports").join("r");
+    let args = [
+        "report",
+        fx.results.to_str().unwrap(),
+        "--figures",
+        figs.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let run = linkrev(&args);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout).trim(),
+        out.join("index.html").display().to_string()
+    );
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let stems = ["wait--speed_max-2", "wait--speed_max-10", "wait-ecdf", "conv"];
+    assert_eq!(page.matches("<svg").count(), stems.len());
+    for stem in stems {
+        for ext in ["svg", "png", "csv", "tex"] {
+            let f = out.join("figures").join(format!("{stem}.{ext}"));
+            assert!(f.is_file(), "{}", f.display());
+        }
+        assert!(out.join("data").join(format!("{stem}.csv")).is_file());
+        assert!(page.contains(&format!("href=\"figures/{stem}.png\"")));
+    }
+    // Safety totals, run counts, the specs verbatim and the version, in plain sight.
+    assert!(page.contains("id=\"safety\""));
+    assert!(page.contains("30 of 30 planned runs stored"), "run count");
+    assert!(page.contains(&format!("linkrev {}", env!("CARGO_PKG_VERSION"))));
+    assert!(page.contains("name = &quot;fig&quot;"), "experiment spec");
+    assert!(page.contains("name = &quot;wait-ecdf&quot;"), "figure spec");
+    let runs_csv = std::fs::read_to_string(out.join("data/runs.csv")).unwrap();
+    assert!(runs_csv.starts_with("experiment,algorithm,planned,stored,safety_violations"));
+    assert_eq!(runs_csv.lines().count(), 4);
+    // The plotted CSV of a panel holds exactly its points: 2 series × 2 rates.
+    let csv = std::fs::read_to_string(out.join("figures/wait--speed_max-2.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 4);
+
+    // Same inputs, same bytes; the old report is replaced whole.
+    std::fs::write(out.join("figures/stale.svg"), "old").unwrap();
+    let again = linkrev(&args);
+    assert!(again.status.success());
+    assert!(!out.join("figures/stale.svg").exists());
+    assert_eq!(std::fs::read_to_string(out.join("index.html")).unwrap(), page);
+    let leftovers: Vec<_> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers, ["r"], "no staging directories left behind");
+}
+
+#[test]
+fn report_errors_exit_2_and_leave_no_output() {
+    let fx = fixture();
+    let tmp = tempfile::tempdir_in(&fx.root).unwrap();
+    let results = fx.results.to_str().unwrap();
+    let out = tmp.path().join("out");
+    let bad = write_figures(
+        tmp.path(),
+        &FIGURES.replace("y = \"conv_time_mean\"", "y = \"conv_time\""),
+    );
+    let run = linkrev(&[
+        "report",
+        results,
+        "--figures",
+        bad.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains(&format!("{}:16: figure.y: no column `conv_time`", bad.display())),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing written for a bad figure spec");
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1);
+
+    // A directory that is not a report is never replaced.
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("thesis.tex"), "precious").unwrap();
+    let run = linkrev(&["report", results, "--out", out.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("does not look like a report"));
+    assert!(out.join("thesis.tex").is_file());
+
+    // Not a results directory.
+    let run = linkrev(&["report", tmp.path().to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("not a results directory"));
+}

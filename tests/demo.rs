@@ -60,7 +60,11 @@ fn quick_demo_writes_every_figure_and_is_thread_count_independent() {
 
     // A second demo (fresh results, two threads) writes the same report, byte for byte.
     let run = demo(&out2, &results, "2");
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     for entry in walk(&out1) {
         let rel = entry.strip_prefix(&out1).unwrap();
         let a = std::fs::read(&entry).unwrap();

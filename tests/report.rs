@@ -59,7 +59,11 @@ fn fixture() -> &'static Fixture {
             "--results",
             results.to_str().unwrap(),
         ]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         Fixture {
             _tmp: tmp,
             results,
@@ -105,7 +109,10 @@ fn figure_spec_errors_name_file_line_and_field() {
             "[[figure]]\nname = \"a\"\nx = \"rate\"\ny = \"wait_mean\"\ncolour = 1\n",
             "figs.toml:5: unknown field `colour`",
         ),
-        ("[[figure]]\nname = \"a\"\nx = \"rate\"\n", "figure.y: missing"),
+        (
+            "[[figure]]\nname = \"a\"\nx = \"rate\"\n",
+            "figure.y: missing",
+        ),
         (
             "[[figure]]\nname = \"a\"\nkind = \"ecdf\"\nx = \"wait_s\"\ny = \"wait_mean\"\n",
             "figure.y: not used by ecdf",
@@ -118,12 +125,18 @@ fn figure_spec_errors_name_file_line_and_field() {
             "[[figure]]\nname = \"a\"\nkind = \"paired\"\nx = \"rate\"\ny = \"w\"\na = \"me-rl\"\nb = \"raymond\"\n",
             "figure.b: `raymond` is not an algorithm",
         ),
-        ("[[figure]]\nname = \"a b\"\nx = \"rate\"\ny = \"w\"\n", "figure.name"),
+        (
+            "[[figure]]\nname = \"a b\"\nx = \"rate\"\ny = \"w\"\n",
+            "figure.name",
+        ),
         (
             "[[figure]]\nname = \"a\"\nx = \"r\"\ny = \"w\"\n\n[[figure]]\nname = \"a\"\nx = \"r\"\ny = \"w\"\n",
             "figs.toml:6: figure.name: `a` is used twice (first at line 1)",
         ),
-        ("[[figure]]\nname = \"a\"\nkind = \"bar\"\nx = \"r\"\ny = \"w\"\n", "figs.toml:3"),
+        (
+            "[[figure]]\nname = \"a\"\nkind = \"bar\"\nx = \"r\"\ny = \"w\"\n",
+            "figs.toml:3",
+        ),
         (
             "[[figure]]\nname = \"a\"\nx = \"r\"\ny = \"w\"\nfilter = { rate = [] }\n",
             "figure.filter.rate: an empty list",
@@ -199,7 +212,12 @@ fn line_figure_plots_hand_computed_means_and_intervals() {
     let mut checked = 0;
     for (panel, speed) in fig.panels.iter().zip(["2", "10"]) {
         assert!(panel.chart.title.contains(&format!("speed_max = {speed}")));
-        let labels: Vec<&str> = panel.chart.series.iter().map(|s| s.label.as_str()).collect();
+        let labels: Vec<&str> = panel
+            .chart
+            .series
+            .iter()
+            .map(|s| s.label.as_str())
+            .collect();
         assert_eq!(labels, ["me-raymond", "me-rl"]);
         for s in &panel.chart.series {
             assert_eq!(s.points.len(), 2, "{}", s.label);
@@ -309,7 +327,11 @@ fn ecdf_figure_counts_unfinished_requests_in_the_denominator() {
         assert!(close(last.y, finished.len() as f64 / rows.len() as f64));
         assert_eq!(last.x, finished.iter().copied().fold(f64::MIN, f64::max));
         assert!(s.points.len() <= MAX_ECDF_POINTS);
-        assert!(s.points.windows(2).all(|w| w[0].x < w[1].x && w[0].y < w[1].y));
+        assert!(
+            s.points
+                .windows(2)
+                .all(|w| w[0].x < w[1].x && w[0].y < w[1].y)
+        );
     }
 }
 
@@ -328,18 +350,27 @@ fn figures_refuse_typos_pooling_and_absent_values() {
         "{head}x = \"rate\"\ny = \"wait_men\"\nfacet = \"speed_max\"\n\
          filter = {{ algorithm = \"me-rl\" }}\n"
     ));
-    assert!(e1.contains("figs.toml:1: figure.y: no column `wait_men`"), "{e1}");
+    assert!(
+        e1.contains("figs.toml:1: figure.y: no column `wait_men`"),
+        "{e1}"
+    );
     assert!(e1.contains("did you mean `wait_mean`?"), "{e1}");
     // speed_max varies but is not named: the figure would average over it.
     let e2 = err(&format!(
         "{head}x = \"rate\"\ny = \"wait_mean\"\nfilter = {{ algorithm = \"me-rl\" }}\n"
     ));
-    assert!(e2.contains("sweep axis `speed_max` still takes 2 values"), "{e2}");
+    assert!(
+        e2.contains("sweep axis `speed_max` still takes 2 values"),
+        "{e2}"
+    );
     let e3 = err(&format!(
         "{head}x = \"rate\"\ny = \"wait_mean\"\nfacet = \"speed_max\"\n\
          filter = {{ algorithm = [\"me-rl\", \"me-rl2\"] }}\n"
     ));
-    assert!(e3.contains("figure.filter.algorithm: no row has algorithm = me-rl2"), "{e3}");
+    assert!(
+        e3.contains("figure.filter.algorithm: no row has algorithm = me-rl2"),
+        "{e3}"
+    );
     let e4 = err(&format!(
         "{head}x = \"algorithm\"\ny = \"wait_mean\"\nseries = \"speed_max\"\n"
     ));
@@ -421,13 +452,22 @@ fn report_writes_page_figures_and_data_and_replaces_the_old_one() {
         out.to_str().unwrap(),
     ];
     let run = linkrev(&args);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     assert_eq!(
         String::from_utf8_lossy(&run.stdout).trim(),
         out.join("index.html").display().to_string()
     );
     let page = std::fs::read_to_string(out.join("index.html")).unwrap();
-    let stems = ["wait--speed_max-2", "wait--speed_max-10", "wait-ecdf", "conv"];
+    let stems = [
+        "wait--speed_max-2",
+        "wait--speed_max-10",
+        "wait-ecdf",
+        "conv",
+    ];
     assert_eq!(page.matches("<svg").count(), stems.len());
     for stem in stems {
         for ext in ["svg", "png", "csv", "tex"] {
@@ -455,7 +495,10 @@ fn report_writes_page_figures_and_data_and_replaces_the_old_one() {
     let again = linkrev(&args);
     assert!(again.status.success());
     assert!(!out.join("figures/stale.svg").exists());
-    assert_eq!(std::fs::read_to_string(out.join("index.html")).unwrap(), page);
+    assert_eq!(
+        std::fs::read_to_string(out.join("index.html")).unwrap(),
+        page
+    );
     let leftovers: Vec<_> = std::fs::read_dir(out.parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -484,7 +527,10 @@ fn report_errors_exit_2_and_leave_no_output() {
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
-        stderr.contains(&format!("{}:16: figure.y: no column `conv_time`", bad.display())),
+        stderr.contains(&format!(
+            "{}:16: figure.y: no column `conv_time`",
+            bad.display()
+        )),
         "{stderr}"
     );
     assert!(!out.exists(), "nothing written for a bad figure spec");
@@ -502,4 +548,71 @@ fn report_errors_exit_2_and_leave_no_output() {
     let run = linkrev(&["report", tmp.path().to_str().unwrap()]);
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("not a results directory"));
+}
+
+/// Every shipped figure spec draws from its study: the study runs at a toy size (2
+/// replications of 30 s; same axes, same columns) and `linkrev report` must build every
+/// figure of the spec from it.
+#[test]
+fn shipped_figure_specs_draw_from_their_studies() {
+    let analysis = Path::new(env!("CARGO_MANIFEST_DIR")).join("analysis");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&analysis).unwrap() {
+        let figures = entry.unwrap().path();
+        let Some(stem) = figures
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".figures.toml"))
+        else {
+            continue;
+        };
+        let study = analysis.join(format!("{stem}.toml"));
+        let mut spec: toml::Table = toml::from_str(&std::fs::read_to_string(&study).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", study.display()));
+        spec.insert("replications".into(), 2.into());
+        if let Some(toml::Value::Table(m)) = spec.get_mut("mobility") {
+            m.insert("duration".into(), 30.0.into());
+        }
+        let toy = tmp.path().join(format!("{stem}.toml"));
+        std::fs::write(&toy, toml::to_string(&spec).unwrap()).unwrap();
+        let results = tmp.path().join("results").join(stem);
+        let run = linkrev(&[
+            "sweep",
+            toy.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+        ]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let out = tmp.path().join("reports").join(stem);
+        let run = linkrev(&[
+            "report",
+            results.to_str().unwrap(),
+            "--figures",
+            figures.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(
+            run.status.success(),
+            "{}: {}",
+            figures.display(),
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let specs = figspec::load(&figures).unwrap();
+        let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+        for f in &specs {
+            assert!(
+                page.contains(&format!("id=\"fig-{}\"", f.name)),
+                "{}",
+                f.name
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 4, "me_load, me_speed, le_speed, le_nodes");
 }

@@ -91,7 +91,11 @@ fn report_renders_in_headless_chromium_without_console_errors() {
         "--results",
         results.to_str().unwrap(),
     ]);
-    assert!(demo.status.success(), "{}", String::from_utf8_lossy(&demo.stderr));
+    assert!(
+        demo.status.success(),
+        "{}",
+        String::from_utf8_lossy(&demo.stderr)
+    );
     let index = out.join("index.html");
     let page = std::fs::read_to_string(&index).unwrap();
     let links = local_links(&page);
@@ -105,7 +109,12 @@ fn report_renders_in_headless_chromium_without_console_errors() {
     let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot.png");
     let _ = std::fs::remove_file(&screenshot);
     let shot = format!("--screenshot={}", screenshot.display());
-    let run = browse(&browser, &profile, &[&shot, "--window-size=1280,2400"], &url);
+    let run = browse(
+        &browser,
+        &profile,
+        &[&shot, "--window-size=1280,2400"],
+        &url,
+    );
     let log = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "chromium failed: {log}");
     let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
@@ -114,7 +123,10 @@ fn report_renders_in_headless_chromium_without_console_errors() {
     // The screenshot is a real rendering: right size, and far from blank.
     let image = image::open(&screenshot).expect("screenshot").to_rgb8();
     assert_eq!(image.dimensions(), (1280, 2400));
-    let inked = image.pixels().filter(|p| p.0.iter().any(|&c| c < 200)).count();
+    let inked = image
+        .pixels()
+        .filter(|p| p.0.iter().any(|&c| c < 200))
+        .count();
     assert!(
         inked > 20_000,
         "only {inked} non-white pixels in {}",

@@ -390,6 +390,8 @@ fn analysis_specs() -> Vec<PathBuf> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        // Figure specs sit beside the experiment specs (tested in tests/report.rs).
+        .filter(|p| !p.to_string_lossy().ends_with(".figures.toml"))
         .collect();
     specs.sort();
     specs

@@ -148,9 +148,14 @@ pub fn render_png(chart: &LineChart, path: &Path) -> anyhow::Result<()> {
     use image::ImageEncoder;
     let (w, h, rgb) = render_rgb(chart)?;
     let mut png = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut png)
-        .write_image(&rgb, w, h, image::ColorType::Rgb8)
-        .context("encoding PNG")?;
+    // Best compression: figures are written once and committed or mailed many times.
+    image::codecs::png::PngEncoder::new_with_quality(
+        &mut png,
+        image::codecs::png::CompressionType::Best,
+        image::codecs::png::FilterType::Adaptive,
+    )
+    .write_image(&rgb, w, h, image::ColorType::Rgb8)
+    .context("encoding PNG")?;
     crate::output::write_atomically(path, |out| out.write_all(&png))
         .with_context(|| format!("writing {}", path.display()))
 }

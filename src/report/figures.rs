@@ -114,12 +114,7 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
 /// Which per-event table holds the ECDF's column.
 fn event_table(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<&'static str> {
     for table in ["requests", "changes"] {
-        if experiment
-            .store
-            .columns(table)?
-            .iter()
-            .any(|c| *c == spec.x)
-        {
+        if experiment.store.columns(table)?.contains(&spec.x) {
             return Ok(table);
         }
     }

@@ -236,9 +236,9 @@ pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
         }
     }
     let h = input.health;
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<p>Report written by {}; results simulated by {}. {} of {} planned runs stored.</p>\n",
+        "<p>Report written by {}; results simulated by {}. {} of {} planned runs stored.</p>",
         escape(&tool_version()),
         escape(&versions.join(", ")),
         h.runs,
@@ -257,7 +257,10 @@ pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
         h.tokens_lost,
         h.runs
     );
-    if h.incidents.iter().any(|(_, key, _)| key.contains("algo=le-malpani")) {
+    if h.incidents
+        .iter()
+        .any(|(_, key, _)| key.contains("algo=le-malpani"))
+    {
         out.push_str(
             "<br>Runs are shown as they happened, never filtered. <code>le-malpani</code> \
              follows the published rules A–E, which have known counterexamples when the \

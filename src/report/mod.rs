@@ -141,9 +141,7 @@ pub fn write_report(
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-    let staging = tempfile::Builder::new()
-        .prefix(".linkrev-report-")
-        .tempdir_in(parent)
+    let staging = crate::output::staging_dir(parent, ".linkrev-report-")
         .with_context(|| format!("creating a staging directory in {}", parent.display()))?;
     let root = staging.path();
     for sub in ["figures", "data"] {

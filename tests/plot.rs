@@ -2,7 +2,8 @@
 
 use linkrev::plot::line::render_rgb;
 use linkrev::plot::{
-    FigureSize, LineChart, Point, Series, pgfplots_tex, points_csv, render_png, render_svg,
+    FigureSize, IntervalStyle, LineChart, LineKind, Point, Series, pgfplots_tex, points_csv,
+    render_png, render_svg,
 };
 
 fn chart() -> LineChart {
@@ -230,4 +231,90 @@ fn log_ticks_label_short_and_long_ranges() {
     assert_eq!(log_ticks(&(1.0..1000.0)), vec![1.0, 10.0, 100.0, 1000.0]);
     let many = log_ticks(&(1e-6..1e9));
     assert!(many.len() >= 3 && many.len() <= 8, "{many:?}");
+}
+
+/// Palette polylines with their point counts, in drawing order.
+fn series_polyline_points(svg: &str) -> Vec<usize> {
+    svg.split("<polyline")
+        .skip(1)
+        .map(|el| &el[..el.find("/>").unwrap_or(el.len())])
+        .filter(|el| {
+            ["#E69F00", "#56B4E9", "#009E73"]
+                .iter()
+                .any(|c| el.to_uppercase().contains(c))
+        })
+        .map(|el| {
+            let points = el.split("points=\"").nth(1).unwrap_or("");
+            points[..points.find('"').unwrap_or(0)]
+                .split_whitespace()
+                .count()
+        })
+        .collect()
+}
+
+#[test]
+fn ecdf_staircases_hold_each_value_until_the_next() {
+    let c = LineChart {
+        title: "ECDF".into(),
+        kind: LineKind::Steps,
+        series: vec![Series {
+            label: "me-rl".into(),
+            points: vec![
+                Point::new(1.0, 0.25),
+                Point::new(2.0, 0.5),
+                Point::new(4.0, 0.75),
+                Point::new(8.0, 1.0),
+            ],
+        }],
+        ..LineChart::default()
+    };
+    let svg = render_svg(&c).unwrap();
+    // 4 points become a staircase of 2·4 − 1 vertices (one line per series).
+    assert_eq!(series_polyline_points(&svg), [7]);
+    let tex = pgfplots_tex(&c);
+    assert!(tex.contains("\\addplot+[const plot"), "{tex}");
+    assert_eq!(points_csv(&c).lines().count(), 1 + 4);
+}
+
+#[test]
+fn bands_replace_error_bars_and_reference_lines_are_drawn() {
+    let mut c = chart();
+    c.intervals = IntervalStyle::Band;
+    c.reference_y = Some(0.0);
+    let svg = render_svg(&c).unwrap();
+    // Series 0 has three bounded points: a translucent band.
+    let translucent = |colour: &str| {
+        svg.split("<polygon")
+            .skip(1)
+            .map(|el| &el[..el.find("/>").unwrap_or(el.len())])
+            .filter(|el| el.contains(colour) && el.contains("opacity=\"0.22\""))
+            .count()
+    };
+    assert_eq!(translucent("#E69F00"), 1, "{svg}");
+    // Series 1 has a single bounded point: no band, so it keeps its error bar.
+    assert_eq!(translucent("#56B4E9"), 0);
+    // The reference line spans the plot in grey, and y = 0 is inside the axis.
+    assert!(svg.contains("stroke=\"#777777\""), "reference line");
+    let tex = pgfplots_tex(&c);
+    assert!(
+        tex.contains("\\draw[gray]") && tex.contains("axis cs:0,0"),
+        "{tex}"
+    );
+    // One line per series still.
+    assert_eq!(count_series_polylines(&svg), 3);
+}
+
+#[test]
+fn snapped_ticks_never_show_rounding_noise() {
+    let c = LineChart {
+        series: vec![Series {
+            label: "d".into(),
+            points: vec![Point::new(1.0, -0.3), Point::new(2.0, 0.2)],
+        }],
+        reference_y: Some(0.0),
+        ..LineChart::default()
+    };
+    let svg = render_svg(&c).unwrap();
+    assert!(!svg.contains("e-1"), "a tick printed as rounding noise");
+    assert!(svg.contains(">\n0\n</text>"), "zero tick");
 }

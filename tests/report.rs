@@ -616,3 +616,24 @@ fn shipped_figure_specs_draw_from_their_studies() {
     }
     assert_eq!(checked, 4, "me_load, me_speed, le_speed, le_nodes");
 }
+
+#[test]
+fn captions_warn_when_runs_behind_a_figure_violated_safety() {
+    let runs = df!(
+        "run_index" => [0u64, 1, 2, 3],
+        "safety_violations" => [0u64, 3, 0, 1],
+        "aborted" => [None, None, Some("storm"), None],
+    )
+    .unwrap();
+    let behind = |idx: &[u64]| df!("run_index" => idx.to_vec()).unwrap();
+    assert_eq!(figures::incidents_note(&behind(&[0]), &runs).unwrap(), None);
+    let note = figures::incidents_note(&behind(&[0, 1, 2, 2]), &runs)
+        .unwrap()
+        .unwrap();
+    assert!(
+        note.contains(
+            "Of the 3 runs behind this figure, 1 had safety violations and 1 were stopped"
+        ),
+        "{note}"
+    );
+}

@@ -79,14 +79,18 @@ pub fn column_label(name: &str) -> String {
 /// Builds every panel of `spec` from `experiment`'s tables. Errors name the figure
 /// spec's file, line and field.
 pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figure> {
-    let panels = match &spec.kind {
+    let (mut panels, used) = match &spec.kind {
         FigureKind::Line { y, statistic } => {
             let df = prepare(spec, experiment, "runs", &experiment.runs, &[y])?;
-            line_panels(spec, &df, y, statistic.column())?
+            (line_panels(spec, &df, y, statistic.column())?, df)
         }
         FigureKind::Paired { y, a, b } => {
             let df = prepare(spec, experiment, "runs", &experiment.runs, &[y])?;
-            paired_panels(spec, &df, y, a, b)?
+            let pair = col("algorithm")
+                .eq(lit(a.clone()))
+                .or(col("algorithm").eq(lit(b.clone())));
+            let used = df.clone().lazy().filter(pair).collect()?;
+            (paired_panels(spec, &df, y, a, b)?, used)
         }
         FigureKind::Ecdf => {
             let table = event_table(spec, experiment)?;
@@ -102,13 +106,44 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
             let df = experiment.store.read_columns(table, &needed)?;
             let df = only_committed(df, &experiment.runs)?;
             let df = prepare(spec, experiment, table, &df, &[])?;
-            ecdf_panels(spec, &df, table)?
+            (ecdf_panels(spec, &df, table)?, df)
         }
     };
+    if let Some(warning) = incidents_note(&used, &experiment.runs)? {
+        for panel in &mut panels {
+            panel.note.push(' ');
+            panel.note.push_str(&warning);
+        }
+    }
     Ok(Figure {
         spec: spec.clone(),
         panels,
     })
+}
+
+/// A warning for the caption when runs behind a figure violated safety or were stopped
+/// by the message-storm guard: their numbers are plotted like the others, and a reader
+/// of the figure alone must know.
+pub fn incidents_note(used: &DataFrame, runs: &DataFrame) -> anyhow::Result<Option<String>> {
+    let behind: std::collections::HashSet<u64> =
+        used.column("run_index")?.u64()?.iter().flatten().collect();
+    let index = runs.column("run_index")?.u64()?;
+    let violations = runs.column("safety_violations")?.u64()?;
+    let aborted = runs.column("aborted")?.str()?;
+    let (mut violating, mut stopped) = (0, 0);
+    for i in 0..runs.height() {
+        if index.get(i).is_some_and(|r| behind.contains(&r)) {
+            violating += usize::from(violations.get(i).unwrap_or(0) > 0);
+            stopped += usize::from(aborted.get(i).is_some());
+        }
+    }
+    Ok((violating + stopped > 0).then(|| {
+        format!(
+            "Of the {} runs behind this figure, {violating} had safety violations and \
+             {stopped} were stopped by the message-storm guard (see Safety).",
+            behind.len()
+        )
+    }))
 }
 
 /// Which per-event table holds the ECDF's column.

@@ -217,3 +217,58 @@ impl TapMkdir for std::path::PathBuf {
         self
     }
 }
+
+/// Trace paths in a spec are relative to the spec's directory; the results directory's
+/// spec copy lives elsewhere, so `merge` and `report` must resolve them from the
+/// original spec, as the sweep did.
+#[test]
+fn merge_and_report_resolve_trace_paths_of_the_original_spec() {
+    let tmp = tempfile::tempdir().unwrap();
+    let traces = tmp.path().join("traces");
+    let specs = tmp.path().join("specs");
+    std::fs::create_dir_all(&traces).unwrap();
+    std::fs::create_dir_all(&specs).unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces");
+    std::fs::copy(
+        repo.join("setdest_v1_n20_p10_M10_t200_800x400.tcl"),
+        traces.join("a.tcl"),
+    )
+    .unwrap();
+    let spec = specs.join("t.toml");
+    std::fs::write(
+        &spec,
+        r#"name = "t"
+master_seed = 1
+replications = 2
+algorithms = ["me-rl", "me-raymond"]
+[mobility]
+traces = ["../traces/a.tcl"]
+duration = 30.0
+[workload]
+rate = [0.1, 0.5]
+"#,
+    )
+    .unwrap();
+    // Deeper than the spec, so `../traces` from the copy points nowhere.
+    let results = tmp.path().join("results").join("t");
+    let run = linkrev(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--results",
+        results.to_str().unwrap(),
+        "--shard",
+        "1/1",
+    ]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let merge = linkrev(&["merge", results.to_str().unwrap()]);
+    assert!(merge.status.success(), "{}", String::from_utf8_lossy(&merge.stderr));
+    let out = tmp.path().join("report");
+    let report = linkrev(&[
+        "report",
+        results.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
+    assert!(out.join("index.html").is_file());
+}

@@ -259,9 +259,17 @@ rate = [0.1, 0.5]
         "--shard",
         "1/1",
     ]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let merge = linkrev(&["merge", results.to_str().unwrap()]);
-    assert!(merge.status.success(), "{}", String::from_utf8_lossy(&merge.stderr));
+    assert!(
+        merge.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merge.stderr)
+    );
     let out = tmp.path().join("report");
     let report = linkrev(&[
         "report",
@@ -269,6 +277,10 @@ rate = [0.1, 0.5]
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
     assert!(out.join("index.html").is_file());
 }

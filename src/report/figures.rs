@@ -493,6 +493,42 @@ fn base_chart(spec: &FigureSpec, title: String, x_label: String, y_label: String
     }
 }
 
+/// The series of a summary table (one row per point, as [`summarize`] and
+/// [`paired_difference`] give): `y` at `x`, labelled by `labels[row]`, with the CI when
+/// asked for and defined (n ≥ 2).
+fn summary_series(
+    table: &DataFrame,
+    x: &str,
+    y: &str,
+    labels: &[String],
+    with_ci: bool,
+) -> anyhow::Result<Vec<Series>> {
+    let xs = column_f64(table, x)?;
+    let ys = column_f64(table, y)?;
+    let lows = column_f64(table, "ci_low")?;
+    let highs = column_f64(table, "ci_high")?;
+    let points = (0..table.height()).filter_map(|i| {
+        let (x, y) = (xs[i]?, ys[i]?);
+        let p = match (with_ci, lows[i], highs[i]) {
+            (true, Some(l), Some(h)) => Point::with_ci(x, y, l, h),
+            _ => Point::new(x, y),
+        };
+        Some((labels[i].clone(), p))
+    });
+    Ok(collect_series(points))
+}
+
+/// The sample sizes of a summary table's points: "10", or "8–10" when they differ.
+fn n_range(table: &DataFrame) -> anyhow::Result<String> {
+    let n = table.column("n")?.u64()?;
+    let (lo, hi) = (n.min().unwrap_or(0), n.max().unwrap_or(0));
+    Ok(if lo == hi {
+        format!("{lo}")
+    } else {
+        format!("{lo}–{hi}")
+    })
+}
+
 fn line_panels(
     spec: &FigureSpec,
     df: &DataFrame,
@@ -516,28 +552,10 @@ fn line_panels(
     for (facet, rows) in facets(spec, &summary)? {
         let table = take_rows(&summary, &rows)?;
         let labels = series_labels(&table, &spec.series)?;
-        let xs = column_f64(&table, &spec.x)?;
-        let ys = column_f64(&table, statistic)?;
-        let lows = column_f64(&table, "ci_low")?;
-        let highs = column_f64(&table, "ci_high")?;
-        let points = (0..table.height()).filter_map(|i| {
-            let (x, y) = (xs[i]?, ys[i]?);
-            let p = match (with_ci, lows[i], highs[i]) {
-                (true, Some(l), Some(h)) => Point::with_ci(x, y, l, h),
-                _ => Point::new(x, y),
-            };
-            Some((labels[i].clone(), p))
-        });
         let (stem, panel_title) = panel_names(spec, &title, &facet);
         let mut chart = base_chart(spec, panel_title, column_label(&spec.x), y_label.clone());
-        chart.series = collect_series(points);
-        let n = table.column("n")?.u64()?;
-        let (lo, hi) = (n.min().unwrap_or(0), n.max().unwrap_or(0));
-        let reps = if lo == hi {
-            format!("n = {lo}")
-        } else {
-            format!("n = {lo}–{hi}")
-        };
+        chart.series = summary_series(&table, &spec.x, statistic, &labels, with_ci)?;
+        let reps = format!("n = {}", n_range(&table)?);
         let what = match (statistic, with_ci) {
             ("mean", true) => "mean over runs with its 95% Student-t confidence interval",
             ("mean", false) => "mean over runs",
@@ -591,29 +609,15 @@ fn paired_panels(
         } else {
             series_labels(&table, &spec.series)?
         };
-        let xs = column_f64(&table, &spec.x)?;
-        let ys = column_f64(&table, "mean")?;
-        let lows = column_f64(&table, "ci_low")?;
-        let highs = column_f64(&table, "ci_high")?;
-        let points = (0..table.height()).filter_map(|i| {
-            let (x, y) = (xs[i]?, ys[i]?);
-            let p = match (spec.intervals.is_some(), lows[i], highs[i]) {
-                (true, Some(l), Some(h)) => Point::with_ci(x, y, l, h),
-                _ => Point::new(x, y),
-            };
-            Some((labels[i].clone(), p))
-        });
         let (stem, panel_title) = panel_names(spec, &title, &facet);
         let mut chart = base_chart(spec, panel_title, column_label(&spec.x), y_label.clone());
-        chart.series = collect_series(points);
+        chart.series = summary_series(&table, &spec.x, "mean", &labels, spec.intervals.is_some())?;
         chart.reference_y = Some(0.0);
         let unpaired: u64 = table.column("unpaired")?.u64()?.sum().unwrap_or(0);
-        let pairs = table.column("n")?.u64()?;
         let mut note = format!(
             "mean of the per-replication differences {a} − {b} with its 95% Student-t \
-             confidence interval ({}–{} pairs per point); below zero, {a} is lower.",
-            pairs.min().unwrap_or(0),
-            pairs.max().unwrap_or(0)
+             confidence interval ({} pairs per point); below zero, {a} is lower.",
+            n_range(&table)?
         );
         if unpaired > 0 {
             note.push_str(&format!(

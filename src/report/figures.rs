@@ -109,7 +109,16 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
             (ecdf_panels(spec, &df, table)?, df)
         }
     };
-    if let Some(warning) = incidents_note(&used, &experiment.runs)? {
+    // Mobility covariates come from the trajectories alone, whatever the algorithm did.
+    let covariate = match &spec.kind {
+        FigureKind::Line { y, .. } | FigureKind::Paired { y, .. } => y.starts_with("mob_"),
+        FigureKind::Ecdf => false,
+    };
+    let warning = match covariate {
+        true => None,
+        false => incidents_note(&used, &experiment.runs)?,
+    };
+    if let Some(warning) = warning {
         for panel in &mut panels {
             panel.note.push(' ');
             panel.note.push_str(&warning);

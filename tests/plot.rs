@@ -318,3 +318,20 @@ fn snapped_ticks_never_show_rounding_noise() {
     assert!(!svg.contains("e-1"), "a tick printed as rounding noise");
     assert!(svg.contains(">\n0\n</text>"), "zero tick");
 }
+
+#[test]
+fn error_bars_do_not_cover_the_marker_shapes() {
+    // Series 1 (sky blue) is drawn with triangles and has a CI at x = 40: no circle of
+    // its colour may appear (plotters' ErrorBar draws one at the mean).
+    let svg = render_svg(&chart()).unwrap();
+    let circles_of = |colour: &str| {
+        svg.split("<circle")
+            .skip(1)
+            .map(|el| &el[..el.find("/>").unwrap_or(el.len())])
+            .filter(|el| el.to_uppercase().contains(colour))
+            .count()
+    };
+    assert_eq!(circles_of("#56B4E9"), 0, "triangles only");
+    // Series 0 (orange): one filled circle per point, plus one in the legend.
+    assert_eq!(circles_of("#E69F00"), 3 + 1);
+}

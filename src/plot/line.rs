@@ -160,6 +160,34 @@ pub fn render_png(chart: &LineChart, path: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("writing {}", path.display()))
 }
 
+/// Shifts the series of a marker chart sideways by a small step each when they share x
+/// values, so that error bars at the same x do not hide each other (the usual "dodge"):
+/// at most ±2% of the axis width, in log space on a log axis. Only the drawing moves;
+/// the CSV and pgfplots outputs keep the exact x.
+fn dodge(chart: &LineChart, mut series: Vec<Vec<Point>>, xr: &Range<f64>) -> Vec<Vec<Point>> {
+    let n = series.len();
+    let shared = series.iter().enumerate().any(|(i, a)| {
+        series[i + 1..]
+            .iter()
+            .any(|b| a.iter().any(|p| b.iter().any(|q| q.x == p.x)))
+    });
+    if chart.kind != LineKind::Markers || n < 2 || !shared {
+        return series;
+    }
+    let step = 0.04 / (n - 1).max(1) as f64;
+    for (i, points) in series.iter_mut().enumerate() {
+        let offset = (i as f64 - (n - 1) as f64 / 2.0) * step.min(0.01);
+        for p in points.iter_mut() {
+            p.x = if chart.log_x {
+                p.x * (xr.end / xr.start).powf(offset)
+            } else {
+                p.x + (xr.end - xr.start) * offset
+            };
+        }
+    }
+    series
+}
+
 /// Picks linear or logarithmic coordinates for both axes. Plotters gives them
 /// different types, so each combination instantiates [`draw_on`] separately.
 fn draw<DB: DrawingBackend>(
@@ -173,6 +201,7 @@ fn draw<DB: DrawingBackend>(
         .map(|s| plotted_points(chart, &s.points))
         .collect();
     let xr = axis_range(series.iter().flatten().map(|p| p.x), chart.log_x);
+    let series = dodge(chart, series, &xr);
     let reference = chart
         .reference_y
         .filter(|v| v.is_finite() && (!chart.log_y || *v > 0.0));
@@ -440,6 +469,43 @@ fn legend_corner(series: &[Vec<Point>], frame: &Frame) -> (SeriesLabelPosition, 
     (best.1, best.0)
 }
 
+/// A vertical confidence-interval bar with caps. Plotters' `ErrorBar` also draws a
+/// circle at the mean, which would cover the series' own marker shape and make series
+/// indistinguishable in greyscale.
+struct Whisker<C> {
+    /// (x, low) and (x, high).
+    ends: [C; 2],
+    /// Half the cap width, pixels.
+    cap: i32,
+    style: ShapeStyle,
+}
+
+impl<'a, C> PointCollection<'a, C> for &'a Whisker<C> {
+    type Point = &'a C;
+    type IntoIter = std::slice::Iter<'a, C>;
+    fn point_iter(self) -> Self::IntoIter {
+        self.ends.iter()
+    }
+}
+
+impl<C, DB: DrawingBackend> Drawable<DB> for Whisker<C> {
+    fn draw<I: Iterator<Item = BackendCoord>>(
+        &self,
+        mut pos: I,
+        backend: &mut DB,
+        _: (u32, u32),
+    ) -> Result<(), DrawingErrorKind<DB::ErrorType>> {
+        let (Some(low), Some(high)) = (pos.next(), pos.next()) else {
+            return Ok(());
+        };
+        backend.draw_line(low, high, &self.style)?;
+        for (x, y) in [low, high] {
+            backend.draw_line((x - self.cap, y), (x + self.cap, y), &self.style)?;
+        }
+        Ok(())
+    }
+}
+
 fn draw_on<'b, DB, X, Y>(
     root: &'b DrawingArea<DB, plotters::coord::Shift>,
     chart: &LineChart,
@@ -525,14 +591,11 @@ where
                 .count()
                 < 2;
         ctx.draw_series(points.iter().filter(|_| bars).filter_map(|p| {
-            Some(ErrorBar::new_vertical(
-                p.x,
-                p.low?,
-                p.y,
-                p.high?,
-                color.stroke_width(px(1.0, scale).max(1)),
-                (size * 2) as u32,
-            ))
+            Some(Whisker {
+                ends: [(p.x, p.low?), (p.x, p.high?)],
+                cap: size,
+                style: color.stroke_width(px(1.0, scale).max(1)),
+            })
         }))
         .map_err(|e| err(&e))?;
         ctx.draw_series(LineSeries::new(

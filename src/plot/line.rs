@@ -546,7 +546,12 @@ where
         .draw()
         .map_err(|e| err(&e))?;
 
-    let stroke = px(1.5, scale).max(1);
+    // Staircases are drawn thinner: their many right-angle corners notch thick lines
+    // in the bitmap backend, which joins segments without mitres.
+    let stroke = match chart.kind {
+        LineKind::Markers => px(1.5, scale).max(1),
+        LineKind::Steps => px(1.0, scale).max(1),
+    };
     let size = px(3.0, scale) as i32;
     if let Some(r) = frame.reference {
         let (x0, x1) = frame.x_span;

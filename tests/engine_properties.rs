@@ -330,20 +330,10 @@ proptest! {
     }
 }
 
-/// Found by an earlier, unrestricted version of the property above: node 3 is cut off,
-/// elects itself, and merges back through node 2, whose reference level is a reflected
-/// one left from an earlier reversal. Rule E puts node 3 on level (0, 0, 0), below node 2,
-/// so node 3 is a sink that no rule wakes: the component stays illegal with nothing in
-/// flight. The simulator's monitor must report exactly that.
-#[test]
-fn merge_below_a_reflected_level_is_reported_as_illegal() {
-    let ev = |time: f64, a: NodeId, b: NodeId, up: bool| LinkEvent {
-        time,
-        a,
-        b,
-        change: if up { LinkChange::Up } else { LinkChange::Down },
-    };
-    let events = vec![
+/// The link events of [`merge_below_a_reflected_level_is_reported_as_illegal`]: after the
+/// last merge at t = 10, node 3 is a sink below a reflected level for good.
+fn merge_below_a_reflected_level() -> Vec<LinkEvent> {
+    vec![
         ev(0.0, 1, 2, true),
         ev(0.0, 1, 3, true),
         ev(0.0, 1, 2, false),
@@ -358,19 +348,42 @@ fn merge_below_a_reflected_level_is_reported_as_illegal() {
         ev(8.485, 1, 3, false),
         ev(10.0, 0, 1, true),
         ev(10.0, 2, 3, true),
-    ];
-    let timeline = LinkTimeline {
-        range: 1.0,
-        duration: DURATION,
-        node_count: 4,
-        intervals: vec![],
-        events,
-    };
-    let s = Scenario {
-        timeline,
+    ]
+}
+
+fn ev(time: f64, a: NodeId, b: NodeId, up: bool) -> LinkEvent {
+    LinkEvent {
+        time,
+        a,
+        b,
+        change: if up { LinkChange::Up } else { LinkChange::Down },
+    }
+}
+
+/// One-change-at-a-time leader election on `events` among `node_count` nodes (no links at
+/// t = 0), constant 5 ms delays.
+fn le_events_scenario(node_count: usize, events: Vec<LinkEvent>) -> Scenario {
+    Scenario {
+        timeline: LinkTimeline {
+            range: 1.0,
+            duration: DURATION,
+            node_count,
+            intervals: vec![],
+            events,
+        },
         delay: "const:5ms".into(),
         seed: 1,
-    };
+    }
+}
+
+/// Found by an earlier, unrestricted version of the property above: node 3 is cut off,
+/// elects itself, and merges back through node 2, whose reference level is a reflected
+/// one left from an earlier reversal. Rule E puts node 3 on level (0, 0, 0), below node 2,
+/// so node 3 is a sink that no rule wakes: the component stays illegal with nothing in
+/// flight. The simulator's monitor must report exactly that.
+#[test]
+fn merge_below_a_reflected_level_is_reported_as_illegal() {
+    let s = le_events_scenario(4, merge_below_a_reflected_level());
     let (violations, first, legal) = le_final_state(&s);
     assert_eq!(legal, Err("node 3 is a sink but 0 leads".to_string()));
     let first = first.expect("the monitor reports the illegal state");
@@ -381,4 +394,24 @@ fn merge_below_a_reflected_level_is_reported_as_illegal() {
         "reported once the last merge has settled: {first:?}"
     );
     assert_eq!(violations, 1);
+}
+
+/// A persistent illegal state is one incident, even when traffic that does not repair it
+/// passes through its component: here node 4 joins the component through node 1 at
+/// t = 20 and leaves at t = 30 (Updates flow between 1 and 4, so the component is not
+/// quiescent for a while), and node 3 stays stranded throughout. The monitor used to
+/// forget an incident whenever its component was busy and counted it again when the
+/// component went quiet (2 here; thousands in long sparse runs).
+#[test]
+fn a_persistent_illegal_state_is_counted_once_across_unrelated_traffic() {
+    let mut events = merge_below_a_reflected_level();
+    events.push(ev(20.0, 1, 4, true));
+    events.push(ev(30.0, 1, 4, false));
+    let s = le_events_scenario(5, events);
+    let (violations, first, legal) = le_final_state(&s);
+    assert_eq!(legal, Err("node 3 is a sink but 0 leads".to_string()));
+    let first = first.expect("the monitor reports the illegal state");
+    assert_eq!(first.nodes, vec![3, 0]);
+    assert!(first.time_s >= 10.0 && first.time_s < 20.0, "{first:?}");
+    assert_eq!(violations, 1, "one stranded sink, one incident");
 }

@@ -17,9 +17,14 @@
 //!   leader inside it, summed over nodes.
 //! - **Leader changes**: how many times any node's leader id changed, summed over nodes.
 //! - **Safety**: a quiescent component that is not legal is a violation, counted once
-//!   per incident: when a component turns illegal none of whose nodes was in an illegal
-//!   component after the previous event. The paper proves legality for one change at a time (`serialize`); under
-//!   `overlap` a violation is a finding about the algorithm, not a simulator error.
+//!   per incident. An incident opens when a quiescent component is found illegal and none
+//!   of its nodes is in an open incident; it stays open for a node until the node's
+//!   component is next found quiescent and legal. While a component is busy (messages or
+//!   notifications pending) its nodes keep their state, so traffic that passes through an
+//!   illegal component without repairing it does not make the same illegal state count
+//!   again when the component goes quiet. The paper proves legality for one change at a
+//!   time (`serialize`); under `overlap` a violation is a finding about the algorithm,
+//!   not a simulator error.
 
 use super::safety::{SafetyLog, Violation};
 use crate::NodeId;
@@ -62,8 +67,9 @@ pub struct LeMonitor {
     leaders: Vec<NodeId>,
     leaderless_now: usize,
     last_time: SimTime,
-    /// Nodes of the quiescent components that were illegal after the previous event: an
-    /// illegal component with none of these is a new incident.
+    /// Nodes in an open incident: their component was last found (quiescent and)
+    /// illegal and has not been found legal since. An illegal component with none of
+    /// these is a new incident.
     illegal_nodes: Vec<bool>,
 }
 
@@ -223,20 +229,23 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor {
             .sum();
 
         // Legality of every quiescent component (the safety monitor), counting each
-        // illegal component at its onset …
+        // illegal state at its onset (busy components keep their nodes' incidents) …
         let mut verdict: Vec<Option<bool>> = vec![None; groups.len()];
-        let mut illegal_nodes = vec![false; world.nodes.len()];
+        self.illegal_nodes.resize(world.nodes.len(), false);
         for (i, members) in groups.iter().enumerate() {
             if !Self::quiescent(world, members) {
                 continue;
             }
             match check_component(world.nodes, world.graph, members) {
-                Ok(()) => verdict[i] = Some(true),
+                Ok(()) => {
+                    verdict[i] = Some(true);
+                    for &m in members {
+                        self.illegal_nodes[m as usize] = false;
+                    }
+                }
                 Err((detail, nodes)) => {
                     verdict[i] = Some(false);
-                    let known = members
-                        .iter()
-                        .any(|&m| self.illegal_nodes.get(m as usize).copied().unwrap_or(false));
+                    let known = members.iter().any(|&m| self.illegal_nodes[m as usize]);
                     if !known {
                         self.safety.record(|| Violation {
                             kind: "illegal_component",
@@ -247,12 +256,11 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor {
                         });
                     }
                     for &m in members {
-                        illegal_nodes[m as usize] = true;
+                        self.illegal_nodes[m as usize] = true;
                     }
                 }
             }
         }
-        self.illegal_nodes = illegal_nodes;
 
         // … and convergence of the open records.
         if self.open.is_empty() {

@@ -59,6 +59,7 @@ impl Health {
         for e in experiments {
             let algorithm = column_text(&e.runs, "algorithm")?;
             let keys = column_text(&e.runs, "run_key")?;
+            let seeds = column_text(&e.runs, "seed")?;
             let violations = u64s(&e.runs, "safety_violations")?;
             let first = column_text(&e.runs, "first_violation")?;
             let aborted = column_text(&e.runs, "aborted")?;
@@ -94,7 +95,11 @@ impl Health {
                         incidents.push((
                             e.name.clone(),
                             keys[i].clone().unwrap_or_default(),
-                            what.join("; "),
+                            format!(
+                                "seed {}: {}",
+                                seeds[i].as_deref().unwrap_or("?"),
+                                what.join("; ")
+                            ),
                         ));
                     }
                 }
@@ -270,8 +275,10 @@ pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
     }
     if !h.incidents.is_empty() {
         out.push_str(
-            "<br>Runs to examine (reproduce one with <code>linkrev run</code> and the run's \
-             parameters and seed from <code>data/runs.csv</code> or the runs table):<ul>\n",
+            "<details><summary>Runs to examine</summary>Each run is named by its key; \
+             <code>linkrev run</code> with the key's parameters and the seed shown \
+             reproduces it alone (<code>linkrev export RESULTS_DIR --csv</code> lists every \
+             parameter of every run).<ul>\n",
         );
         for (experiment, key, what) in h.incidents.iter().take(MAX_INCIDENTS) {
             let _ = writeln!(
@@ -289,7 +296,7 @@ pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
                 h.incidents.len() - MAX_INCIDENTS
             );
         }
-        out.push_str("</ul>");
+        out.push_str("</ul></details>");
     }
     out.push_str("</div>\n<h2 id=\"runs\">Runs</h2>\n");
     table_html(&h.table, &mut out);

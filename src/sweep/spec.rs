@@ -422,7 +422,7 @@ impl Parser<'_> {
     }
 
     fn algorithms(&self, value: &Value) -> Result<Vec<Algorithm>, InputError> {
-        let names = ["le-malpani", "me-rl", "me-raymond"];
+        let names = Algorithm::ALL.map(Algorithm::name);
         let items: Vec<(String, &Value)> = match value {
             Value::Array(a) if a.is_empty() => {
                 return Err(self.err("algorithms", "empty list: give at least one algorithm"));

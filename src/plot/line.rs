@@ -333,6 +333,9 @@ struct Glyph<C> {
     size: i32,
     color: RGBColor,
     stroke: u32,
+    /// Half-length of a line drawn through the marker (legend entries show the line
+    /// style with the marker); 0 for none.
+    line: i32,
 }
 
 impl<'a, C> PointCollection<'a, C> for &'a Glyph<C> {
@@ -356,6 +359,9 @@ impl<C, DB: DrawingBackend> Drawable<DB> for Glyph<C> {
         let s = self.size;
         let filled = self.color.filled();
         let hollow = self.color.stroke_width(self.stroke);
+        if self.line > 0 {
+            backend.draw_line((x - self.line, y), (x + self.line, y), &hollow)?;
+        }
         // Triangles get one extra pixel so their area matches the circle's visually.
         let t = s + 1;
         let triangle = [(x, y - t), (x + t, y + t * 2 / 3), (x - t, y + t * 2 / 3)];
@@ -615,6 +621,7 @@ where
             size,
             color,
             stroke,
+            line: 0,
         }))
         .map_err(|e| err(&e))?
         .label(s.label.as_str())
@@ -624,6 +631,7 @@ where
             size,
             color,
             stroke,
+            line: size * 2,
         });
     }
     if !chart.series.is_empty() {

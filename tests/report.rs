@@ -637,3 +637,71 @@ fn captions_warn_when_runs_behind_a_figure_violated_safety() {
         "{note}"
     );
 }
+
+/// A sweep still running (here: one shard of two stored) can be reported: the page says
+/// how many runs are stored, and paired figures count the runs without a partner.
+#[test]
+fn a_partial_sweep_is_reported_with_its_run_count() {
+    let fx = fixture();
+    let tmp = tempfile::tempdir_in(&fx.root).unwrap();
+    let spec = tmp.path().join("fig.toml");
+    std::fs::write(&spec, SPEC).unwrap();
+    let results = tmp.path().join("half");
+    let run = linkrev(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--results",
+        results.to_str().unwrap(),
+        "--shard",
+        "1/2",
+    ]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let figs = write_figures(
+        tmp.path(),
+        "[[figure]]\nname = \"d\"\nkind = \"paired\"\nx = \"rate\"\ny = \"wait_mean\"\n\
+         a = \"me-rl\"\nb = \"me-raymond\"\nseries = \"speed_max\"\n",
+    );
+    let out = tmp.path().join("report");
+    let run = linkrev(&[
+        "report",
+        results.to_str().unwrap(),
+        "--figures",
+        figs.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    // Shard 1 of 2 holds the even run indices: 15 of the 30.
+    assert!(page.contains("15 of 30 planned runs stored"), "run count");
+    let e = Experiment::open(&results).unwrap();
+    let spec = figspec::load(&figs).unwrap().remove(0);
+    let fig = figures::build(&spec, &e).unwrap();
+    let unpaired: u64 = fig.panels[0]
+        .table
+        .column("unpaired")
+        .unwrap()
+        .u64()
+        .unwrap()
+        .sum()
+        .unwrap();
+    // By hand: ME runs of the shard whose partner (other algorithm, same point and
+    // replication) is not stored.
+    let (alg, speed, rate, rep) = (
+        texts(&e.runs, "algorithm"),
+        f64s(&e.runs, "speed_max"),
+        f64s(&e.runs, "rate"),
+        f64s(&e.runs, "replication"),
+    );
+    let key = |i: usize| format!("{:?}/{:?}/{:?}", speed[i], rate[i], rep[i]);
+    let me: Vec<usize> = (0..e.runs.height())
+        .filter(|&i| alg[i].as_deref().is_some_and(|a| a.starts_with("me-")))
+        .collect();
+    let alone = me
+        .iter()
+        .filter(|&&i| !me.iter().any(|&j| j != i && key(j) == key(i)))
+        .count() as u64;
+    assert!(alone > 0, "the shard split must leave some runs unpaired");
+    assert_eq!(unpaired, alone);
+    assert!(fig.panels[0].note.contains(&format!("{alone} runs had no partner")));
+}

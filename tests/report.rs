@@ -655,7 +655,11 @@ fn a_partial_sweep_is_reported_with_its_run_count() {
         "--shard",
         "1/2",
     ]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let figs = write_figures(
         tmp.path(),
         "[[figure]]\nname = \"d\"\nkind = \"paired\"\nx = \"rate\"\ny = \"wait_mean\"\n\
@@ -670,7 +674,11 @@ fn a_partial_sweep_is_reported_with_its_run_count() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let page = std::fs::read_to_string(out.join("index.html")).unwrap();
     // Shard 1 of 2 holds the even run indices: 15 of the 30.
     assert!(page.contains("15 of 30 planned runs stored"), "run count");
@@ -703,5 +711,9 @@ fn a_partial_sweep_is_reported_with_its_run_count() {
         .count() as u64;
     assert!(alone > 0, "the shard split must leave some runs unpaired");
     assert_eq!(unpaired, alone);
-    assert!(fig.panels[0].note.contains(&format!("{alone} runs had no partner")));
+    assert!(
+        fig.panels[0]
+            .note
+            .contains(&format!("{alone} runs had no partner"))
+    );
 }

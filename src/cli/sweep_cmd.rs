@@ -237,20 +237,38 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
+/// Rows per piece when exporting a compacted table: bounded memory, few reads.
+const EXPORT_PIECE_ROWS: usize = 200_000;
+
 /// `linkrev export DIR --csv`: CSV copies of the stored tables, written atomically.
 pub fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     let store = Store::open(&args.dir)?;
     for table in TABLES {
-        let mut df = store.read_table(table)?;
         let path = args.dir.join(format!("{table}.csv"));
-        let mut result = Ok(());
+        let mut result: anyhow::Result<usize> = Ok(0);
         write_atomically(&path, |w| {
-            result = CsvWriter::new(w).finish(&mut df);
-            Ok(())
+            let mut header = true;
+            result = store.for_each_piece(table, EXPORT_PIECE_ROWS, &mut |piece| {
+                CsvWriter::new(&mut *w)
+                    .include_header(header)
+                    .finish(piece)
+                    .with_context(|| format!("encoding {}", path.display()))?;
+                header = false;
+                Ok(())
+            });
+            // A failed piece must not leave a truncated CSV: fail the atomic write.
+            match &result {
+                Ok(_) => Ok(()),
+                Err(_) => Err(std::io::Error::other("export failed")),
+            }
+        })
+        .or_else(|e| match &result {
+            Err(_) => Ok(()),
+            Ok(_) => Err(e),
         })
         .with_context(|| format!("writing {}", path.display()))?;
-        result.with_context(|| format!("encoding {}", path.display()))?;
-        println!("wrote {} ({} rows)", path.display(), df.height());
+        let rows = result?;
+        println!("wrote {} ({rows} rows)", path.display());
     }
     Ok(Outcome::Success)
 }

@@ -270,6 +270,44 @@ impl Store {
         self.read(table, Some(wanted))
     }
 
+    /// Hands the rows of a table to `each`, sorted by run index, in pieces of about
+    /// `rows` rows: a compacted table is read a slice at a time, so exporting millions
+    /// of request rows does not hold them all in memory. Tables not (fully) compacted
+    /// are read whole, as [`Store::read_table`] does, and handed over in one piece.
+    /// Returns the number of rows.
+    pub fn for_each_piece(
+        &self,
+        table: &str,
+        rows: usize,
+        each: &mut dyn FnMut(&mut DataFrame) -> anyhow::Result<()>,
+    ) -> anyhow::Result<usize> {
+        let parts = self.table_files(table)?;
+        let compacted = self.dir.join(format!("{table}.parquet"));
+        if parts != [compacted.clone()] {
+            let mut df = self.read_table(table)?;
+            each(&mut df)?;
+            return Ok(df.height());
+        }
+        let open =
+            || File::open(&compacted).with_context(|| format!("opening {}", compacted.display()));
+        let total = anyhow::Context::with_context(ParquetReader::new(open()?).num_rows(), || {
+            format!("reading {}", compacted.display())
+        })?;
+        let mut offset = 0;
+        while offset < total {
+            let len = rows.max(1).min(total - offset);
+            let piece = ParquetReader::new(open()?)
+                .with_slice(Some((offset, len)))
+                .finish();
+            let mut piece = anyhow::Context::with_context(piece, || {
+                format!("reading {} (corrupt file?)", compacted.display())
+            })?;
+            each(&mut piece)?;
+            offset += len;
+        }
+        Ok(total)
+    }
+
     /// The column names of a table (empty if it has no rows stored yet).
     pub fn columns(&self, table: &str) -> anyhow::Result<Vec<String>> {
         let Some(first) = self.table_files(table)?.into_iter().next() else {

@@ -85,3 +85,17 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn demo_refuses_an_output_directory_that_is_not_a_report_before_running() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("thesis");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("chapter1.tex"), "precious").unwrap();
+    let results = tmp.path().join("results");
+    let run = demo(&out, &results, "1");
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("does not look like a report"));
+    assert!(!results.exists(), "nothing simulated");
+    assert!(out.join("chapter1.tex").is_file());
+}

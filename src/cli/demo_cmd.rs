@@ -87,6 +87,8 @@ fn clear(dir: &Path) -> anyhow::Result<()> {
 pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
     let quick = args.quick || std::env::var_os("LINKREV_DEMO_QUICK").is_some_and(|v| v == "1");
     let started = Instant::now();
+    // Refuse a bad --out before minutes of simulation, not after.
+    report::check_out_dir(&args.out)?;
     let mut plans = Vec::new();
     for (origin, text) in SPECS {
         let text = spec_text(text, quick)?;

@@ -216,7 +216,7 @@ pub fn write_report(
 
 /// Refuses to replace a directory that is not a report (one without `index.html`), so
 /// a mistyped `--out` never deletes someone's data.
-fn check_out_dir(out: &Path) -> anyhow::Result<()> {
+pub fn check_out_dir(out: &Path) -> anyhow::Result<()> {
     if !out.exists() {
         return Ok(());
     }

@@ -685,3 +685,130 @@ fn counterexample_merge_at_reflected_node() {
     let err = is_legal(&h.nodes, &links).unwrap_err();
     assert!(err.contains("node 4") && err.contains("is a sink"), "{err}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Counterexamples found in sparse random-waypoint runs (10–40 nodes in 1000 m × 1000 m,
+// where the network partitions and merges all the time), shrunk to a few link intervals
+// and replayed through the whole simulator in serialize mode: every topology change
+// waits until no message is in flight, the setting the paper proves correct.
+
+/// A link timeline from a `tests/data` interval file: `nodes duration`, then one
+/// `a b start end` line per link interval (`#` lines are comments).
+fn timeline_file(name: &str) -> linkrev::topology::events::LinkTimeline {
+    use linkrev::topology::events::{LinkChange, LinkEvent, LinkInterval, LinkTimeline};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty());
+    let head: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    let (node_count, duration): (usize, f64) = (head[0].parse().unwrap(), head[1].parse().unwrap());
+    let mut intervals: Vec<LinkInterval> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            LinkInterval {
+                a: f[0].parse().unwrap(),
+                b: f[1].parse().unwrap(),
+                start: f[2].parse().unwrap(),
+                end: f[3].parse().unwrap(),
+            }
+        })
+        .collect();
+    intervals.sort_by(|x, y| {
+        (x.a, x.b)
+            .cmp(&(y.a, y.b))
+            .then(x.start.total_cmp(&y.start))
+    });
+    let mut events = Vec::new();
+    for iv in &intervals {
+        if iv.start > 0.0 {
+            events.push(LinkEvent {
+                time: iv.start,
+                a: iv.a,
+                b: iv.b,
+                change: LinkChange::Up,
+            });
+        }
+        if iv.end < duration {
+            events.push(LinkEvent {
+                time: iv.end,
+                a: iv.a,
+                b: iv.b,
+                change: LinkChange::Down,
+            });
+        }
+    }
+    events.sort_by(|x, y| x.time.total_cmp(&y.time).then((x.a, x.b).cmp(&(y.a, y.b))));
+    LinkTimeline {
+        range: 250.0,
+        duration,
+        node_count,
+        intervals,
+        events,
+    }
+}
+
+/// Replays `file` with the default network (1–5 ms hops, drain) in serialize mode.
+fn replay_serialized(file: &str, seed: u64) -> linkrev::run::RunSummary {
+    use linkrev::sim::{ChangeMode, DelayModel, LinkBreak, NetworkConfig, RunConfig, SimTime};
+    let timeline = timeline_file(file);
+    let config = RunConfig {
+        network: NetworkConfig {
+            delay: linkrev::params::DELAY.parse::<DelayModel>().unwrap(),
+            link_break: LinkBreak::Drain,
+            detection_delay: Default::default(),
+            changes: ChangeMode::Serialize,
+        },
+        workload: None,
+        duration: SimTime::from_secs_f64(timeline.duration),
+        seed,
+    };
+    linkrev::run::simulate(linkrev::run::Algorithm::LeMalpani, &timeline, config).summary
+}
+
+/// Rules A–E have no case for a sink whose neighbours all sit on a reflected level that
+/// another node created (TORA's fifth case, "generate a new reference level", is left
+/// out): node 3 joins 8 by rule E at (0, 0, 0) below 8's level and is reflected, node 6
+/// joins 3 by rule E below that reflected level, and 6 stays a sink that no rule moves.
+#[test]
+fn counterexample_stranded_sink() {
+    let s = replay_serialized("le_stranded_sink.txt", 12_972_905_661_980_995_664);
+    let v = s
+        .first_violation
+        .expect("the published rules strand a sink here");
+    assert_eq!(v.kind, "illegal_component");
+    assert!(v.detail.contains("is a sink but"), "{}", v.detail);
+    assert_eq!(s.safety_violations, 1, "one persistent illegal state");
+}
+
+/// Rule E's second clause ("oidᵢ = lidⱼ and rᵢ = 1") moves a node on an old reflected
+/// level to the new leader, which spreads; a neighbour on the unreflected level keeps
+/// its height, so it sends nothing and hears of no one: two leaders in one component
+/// for good.
+#[test]
+fn counterexample_two_leaders_for_good() {
+    let s = replay_serialized("le_two_leaders.txt", 13_349_554_792_982_325_875);
+    let v = s
+        .first_violation
+        .clone()
+        .unwrap_or_else(|| panic!("the published rules leave two leaders here: {s:?}"));
+    assert_eq!(v.kind, "illegal_component");
+    assert!(v.detail.contains("disagreement"), "{}", v.detail);
+}
+
+/// A stale Update revives the lost leader 0 after node 2 was elected; then nodes flip
+/// for good: rule E's first clause takes them to leader 0, rule B lifts them onto the
+/// reflected level (τ, 2, 1), rule E's second clause takes them back to leader 2, and
+/// every flip is broadcast, until the message-storm guard stops the run, although
+/// serialize mode has frozen the topology meanwhile.
+#[test]
+fn counterexample_storm_with_the_topology_frozen() {
+    let s = replay_serialized("le_storm.txt", 13_765_707_020_557_552_349);
+    let aborted = s
+        .aborted
+        .clone()
+        .unwrap_or_else(|| panic!("expected a storm: {s:?}"));
+    assert!(aborted.contains("messages in flight"), "{aborted}");
+}

@@ -1,6 +1,6 @@
 //! `linkrev demo` end to end at its quick size (the README's main command at full size):
 //! every figure of the built-in figure spec is written with its data, and the report is
-//! byte-identical whatever the thread count.
+//! byte-identical whatever the thread counts (the sweep's and polars').
 
 use std::process::{Command, Output};
 
@@ -11,6 +11,8 @@ fn demo(out: &std::path::Path, results: &std::path::Path, threads: &str) -> Outp
         .arg("--results")
         .arg(results)
         .env("LINKREV_DEMO_QUICK", "1")
+        // polars' own thread pool too, not only the sweep's workers.
+        .env("POLARS_MAX_THREADS", threads)
         .output()
         .expect("run linkrev demo")
 }
@@ -65,6 +67,15 @@ fn quick_demo_writes_every_figure_and_is_thread_count_independent() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
+    let relative = |root: &std::path::Path| -> Vec<std::path::PathBuf> {
+        let mut v: Vec<_> = walk(root)
+            .into_iter()
+            .map(|p| p.strip_prefix(root).unwrap().to_path_buf())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(relative(&out1), relative(&out2), "the same files");
     for entry in walk(&out1) {
         let rel = entry.strip_prefix(&out1).unwrap();
         let a = std::fs::read(&entry).unwrap();

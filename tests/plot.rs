@@ -335,3 +335,100 @@ fn error_bars_do_not_cover_the_marker_shapes() {
     // Series 0 (orange): one filled circle per point, plus one in the legend.
     assert_eq!(circles_of("#E69F00"), 3 + 1);
 }
+
+/// `<line>` elements stroked in `colour` (whiskers and caps; the legend adds one).
+fn lines_of(svg: &str, colour: &str) -> usize {
+    svg.split("<line")
+        .skip(1)
+        .map(|el| &el[..el.find("/>").unwrap_or(el.len())])
+        .filter(|el| el.to_uppercase().contains(colour))
+        .count()
+}
+
+#[test]
+fn intervals_below_a_log_axis_are_drawn_open_not_dropped() {
+    let c = LineChart {
+        log_y: true,
+        series: vec![Series {
+            label: "rl".into(),
+            points: vec![
+                Point::with_ci(1.0, 10.0, 5.0, 15.0),
+                Point::with_ci(2.0, 8.0, -4.0, 20.0),
+            ],
+        }],
+        ..LineChart::default()
+    };
+    let svg = render_svg(&c).unwrap();
+    // Legend 1; first point: bar + 2 caps; second: bar + top cap only (open below).
+    assert_eq!(lines_of(&svg, "#E69F00"), 1 + 3 + 2, "{svg}");
+    // The CSV keeps the exact bound; pgfplots says why it draws none.
+    assert!(
+        points_csv(&c).contains("rl,2,8,-4,20"),
+        "{}",
+        points_csv(&c)
+    );
+    assert!(pgfplots_tex(&c).contains("lower bound -4 is off the log axis"));
+}
+
+#[test]
+fn a_band_breaks_at_points_without_an_interval() {
+    let c = LineChart {
+        intervals: IntervalStyle::Band,
+        series: vec![Series {
+            label: "rl".into(),
+            points: vec![
+                Point::with_ci(1.0, 1.0, 0.5, 1.5),
+                Point::new(2.0, 2.0),
+                Point::with_ci(3.0, 3.0, 2.5, 3.5),
+                Point::with_ci(4.0, 4.0, 3.5, 4.5),
+            ],
+        }],
+        ..LineChart::default()
+    };
+    let svg = render_svg(&c).unwrap();
+    let bands = svg
+        .split("<polygon")
+        .skip(1)
+        .filter(|el| el[..el.find("/>").unwrap()].contains("opacity=\"0.22\""))
+        .count();
+    assert_eq!(bands, 1, "one band over points 3–4, none across point 2");
+    // The lone bounded point 1 keeps a whisker (bar + 2 caps); the legend has 1 line.
+    assert_eq!(lines_of(&svg, "#E69F00"), 1 + 3);
+}
+
+#[test]
+fn banded_series_have_no_whiskers() {
+    let mut c = chart();
+    let bars = lines_of(&render_svg(&c).unwrap(), "#E69F00");
+    c.intervals = IntervalStyle::Band;
+    let band = lines_of(&render_svg(&c).unwrap(), "#E69F00");
+    assert_eq!((bars, band), (1 + 3 * 3, 1));
+}
+
+#[test]
+fn series_keep_their_style_index() {
+    let mut c = chart();
+    c.series.truncate(1);
+    c.styles = vec![2];
+    let svg = render_svg(&c).unwrap();
+    // Style 2 is the third palette colour (bluish green) and square markers.
+    assert!(svg.contains("#009E73") && !svg.contains("#E69F00"));
+    assert!(!svg.contains("<circle"), "squares, not circles");
+}
+
+#[test]
+fn cdf_axes_always_span_zero_to_one() {
+    let c = LineChart {
+        kind: LineKind::Steps,
+        reference_y: Some(1.0),
+        series: vec![Series {
+            label: "rl".into(),
+            points: vec![Point::new(1.0, 0.4), Point::new(2.0, 0.6)],
+        }],
+        ..LineChart::default()
+    };
+    let svg = render_svg(&c).unwrap();
+    for tick in ["0", "1"] {
+        assert!(svg.contains(&format!(">\n{tick}\n</text>")), "tick {tick}");
+    }
+}

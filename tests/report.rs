@@ -35,7 +35,7 @@ pause = 10.0
 duration = 60.0
 
 [workload]
-rate = [0.05, 0.5]
+rate = [0.05, 2.0]
 cs_time = 0.05
 "#;
 
@@ -142,6 +142,26 @@ fn figure_spec_errors_name_file_line_and_field() {
             "figure.filter.rate: an empty list",
         ),
         ("title = \"x\"\n", "figs.toml:1"),
+        (
+            "[[figure]]\nname = \"_a\"\nx = \"r\"\ny = \"w\"\n",
+            "figure.name",
+        ),
+        (
+            "[[figure]]\nname = \"a--b\"\nx = \"r\"\ny = \"w\"\n",
+            "figure.name",
+        ),
+        (
+            "[[figure]]\nname = \"a\"\nx = \"rate\"\ny = \"w\"\nfacet = \"rate\"\n",
+            "figure.facet: `rate` is already x",
+        ),
+        (
+            "[[figure]]\nname = \"a\"\nx = \"rate\"\ny = \"w\"\nseries = [\"algorithm\", \"rate\"]\n",
+            "figure.series: `rate` is already x",
+        ),
+        (
+            "[[figure]]\nname = \"a\"\nkind = \"paired\"\nx = \"rate\"\ny = \"w\"\na = \"me-rl\"\nb = \"me-raymond\"\nfacet = \"replication\"\n",
+            "figure.facet: a paired figure pairs runs",
+        ),
         ("", "no [[figure]] tables"),
     ];
     for (text, expected) in cases {
@@ -300,7 +320,7 @@ fn ecdf_figure_counts_unfinished_requests_in_the_denominator() {
     let e = experiment();
     let spec = figure(
         "[[figure]]\nname = \"w\"\nkind = \"ecdf\"\nx = \"wait_s\"\n\
-         filter = { speed_max = 10, rate = 0.5 }\n",
+         filter = { speed_max = 10, rate = 2.0 }\n",
     );
     let fig = figures::build(&spec, &e).unwrap();
     let panel = &fig.panels[0];
@@ -312,17 +332,19 @@ fn ecdf_figure_counts_unfinished_requests_in_the_denominator() {
         f64s(&requests, "rate"),
         f64s(&requests, "wait_s"),
     );
+    let mut unfinished = 0;
     for s in &panel.chart.series {
         let rows: Vec<Option<f64>> = (0..requests.height())
             .filter(|&i| {
                 alg[i].as_deref() == Some(s.label.as_str())
                     && speed[i] == Some(10.0)
-                    && rate[i] == Some(0.5)
+                    && rate[i] == Some(2.0)
             })
             .map(|i| wait[i])
             .collect();
         let finished: Vec<f64> = rows.iter().flatten().copied().collect();
         assert!(!rows.is_empty());
+        unfinished += rows.len() - finished.len();
         let last = s.points.last().unwrap();
         assert!(close(last.y, finished.len() as f64 / rows.len() as f64));
         assert_eq!(last.x, finished.iter().copied().fold(f64::MIN, f64::max));
@@ -333,6 +355,19 @@ fn ecdf_figure_counts_unfinished_requests_in_the_denominator() {
                 .all(|w| w[0].x < w[1].x && w[0].y < w[1].y)
         );
     }
+    // The point of the test: some requests were still waiting when the runs ended.
+    assert!(unfinished > 0, "the fixture must leave requests unserved");
+    assert_eq!(panel.chart.reference_y, Some(1.0), "the line F = 1");
+}
+
+#[test]
+fn distribution_quantiles_count_unfinished_events_as_infinite() {
+    use linkrev::report::figures::quantile_of_all;
+    // [1, 2, 3, inf]: the median interpolates 2 and 3; the p95 lies among the unfinished.
+    assert_eq!(quantile_of_all(&[1.0, 2.0, 3.0], 4, 0.5), Some(2.5));
+    assert_eq!(quantile_of_all(&[1.0, 2.0, 3.0], 4, 0.95), None);
+    assert_eq!(quantile_of_all(&[1.0, 2.0, 3.0], 3, 0.5), Some(2.0));
+    assert_eq!(quantile_of_all(&[], 2, 0.5), None);
 }
 
 #[test]
@@ -379,6 +414,11 @@ fn figures_refuse_typos_pooling_and_absent_values() {
         "{head}x = \"rate\"\ny = \"wait_mean\"\nseries = \"speed_max\"\n"
     ));
     assert!(e5.contains("mix the algorithms"), "{e5}");
+    let e7 = err(&format!("{head}kind = \"ecdf\"\nx = \"rate\"\n"));
+    assert!(
+        e7.contains("figure.x: `rate` is not a per-event metric"),
+        "{e7}"
+    );
     let e6 = err(&format!(
         "{head}x = \"rate\"\ny = \"wait_mean\"\nfacet = \"speed_max\"\n\
          filter = {{ speed_max = \"fast\" }}\n"
@@ -427,7 +467,7 @@ interval = "band"
 name = "wait-ecdf"
 kind = "ecdf"
 x = "wait_s"
-filter = { speed_max = 10, rate = 0.5 }
+filter = { speed_max = 10, rate = 2.0 }
 
 [[figure]]
 name = "conv"
@@ -483,7 +523,7 @@ fn report_writes_page_figures_and_data_and_replaces_the_old_one() {
     assert!(page.contains(&format!("linkrev {}", env!("CARGO_PKG_VERSION"))));
     assert!(page.contains("name = &quot;fig&quot;"), "experiment spec");
     assert!(page.contains("name = &quot;wait-ecdf&quot;"), "figure spec");
-    let runs_csv = std::fs::read_to_string(out.join("data/runs.csv")).unwrap();
+    let runs_csv = std::fs::read_to_string(out.join("data/_runs.csv")).unwrap();
     assert!(runs_csv.starts_with("experiment,algorithm,planned,stored,safety_violations"));
     assert_eq!(runs_csv.lines().count(), 4);
     // The plotted CSV of a panel holds exactly its points: 2 series × 2 rates.
@@ -716,4 +756,111 @@ fn a_partial_sweep_is_reported_with_its_run_count() {
             .note
             .contains(&format!("{alone} runs had no partner"))
     );
+
+    // A series keeps its colour and marker in every panel, even where another panel
+    // lacks some series.
+    let faceted = figure(
+        "[[figure]]\nname = \"w\"\nx = \"rate\"\ny = \"wait_mean\"\nfacet = \"speed_max\"\n\
+         filter = { algorithm = [\"me-rl\", \"me-raymond\"] }\n",
+    );
+    let fig = figures::build(&faceted, &e).unwrap();
+    let mut style_of: BTreeMap<String, usize> = BTreeMap::new();
+    for panel in &fig.panels {
+        for (i, s) in panel.chart.series.iter().enumerate() {
+            let style = panel.chart.style(i);
+            assert_eq!(
+                *style_of.entry(s.label.clone()).or_insert(style),
+                style,
+                "{}",
+                s.label
+            );
+        }
+    }
+}
+
+#[test]
+fn results_inside_the_output_directory_are_refused() {
+    let fx = fixture();
+    let tmp = tempfile::tempdir_in(&fx.root).unwrap();
+    let out = tmp.path().join("r");
+    let run = linkrev(&[
+        "report",
+        fx.results.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success());
+    // Results kept inside an old report: replacing the report would delete them.
+    let inner = out.join("results");
+    let copy = Command::new("cp")
+        .args(["-r", fx.results.to_str().unwrap(), inner.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    let run = linkrev(&[
+        "report",
+        inner.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("lies inside --out"));
+    assert!(inner.join("runs.parquet").is_file());
+}
+
+/// Compaction writes the compacted table before removing the chunks: after a kill in
+/// between, both hold the same runs, which must be counted once (and `merge` finishes
+/// the job).
+#[test]
+fn runs_in_chunks_and_the_compacted_table_count_once() {
+    let fx = fixture();
+    let tmp = tempfile::tempdir_in(&fx.root).unwrap();
+    let spec = tmp.path().join("fig.toml");
+    std::fs::write(&spec, SPEC).unwrap();
+    let results = tmp.path().join("res");
+    let r = results.to_str().unwrap();
+    // A whole plan as one shard: stored in chunks, not compacted.
+    let run = linkrev(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--results",
+        r,
+        "--shard",
+        "1/1",
+    ]);
+    assert!(run.status.success());
+    let chunks = tmp.path().join("chunks");
+    let copy = |from: &Path, to: &Path| {
+        let ok = Command::new("cp")
+            .arg("-r")
+            .arg(from)
+            .arg(to)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    };
+    copy(&results.join("runs"), &chunks);
+    assert!(linkrev(&["merge", r]).status.success());
+    // The kill: chunks back beside the compacted table.
+    std::fs::remove_dir_all(results.join("runs")).unwrap();
+    copy(&chunks, &results.join("runs"));
+    let e = Experiment::open(&results).unwrap();
+    assert_eq!(e.runs.height(), 30);
+    let out = tmp.path().join("report");
+    let run = linkrev(&["report", r, "--out", out.to_str().unwrap()]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("30 of 30 planned runs stored"));
+    // `merge` completes the interrupted compaction.
+    let run = linkrev(&["merge", r]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(std::fs::read_dir(results.join("runs")).unwrap().count(), 0);
 }

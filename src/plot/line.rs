@@ -69,9 +69,12 @@ fn register_fonts() {
     });
 }
 
-/// The points that are actually drawn for series `i`: non-finite values are dropped,
-/// and on a logarithmic axis so are non-positive ones (they have no position there).
-/// Confidence bounds that cannot be drawn are dropped, keeping the point.
+/// The points of a series that are plotted: non-finite values are dropped, and on a
+/// logarithmic axis so are non-positive ones (they have no position there). Confidence
+/// bounds are kept exactly (both finite, or neither); a lower bound at or below zero on
+/// a log axis is drawn open-ended at the bottom of the axis (see [`draw_on`]) but stays
+/// exact in the CSV, never silently dropped: the least certain points must not look
+/// the most certain.
 fn plotted_points(chart: &LineChart, points: &[Point]) -> Vec<Point> {
     let ok_x = |v: f64| v.is_finite() && (!chart.log_x || v > 0.0);
     let ok_y = |v: f64| v.is_finite() && (!chart.log_y || v > 0.0);
@@ -80,12 +83,17 @@ fn plotted_points(chart: &LineChart, points: &[Point]) -> Vec<Point> {
         .filter(|p| ok_x(p.x) && ok_y(p.y))
         .map(|p| {
             let (low, high) = match (p.low, p.high) {
-                (Some(l), Some(h)) if ok_y(l) && ok_y(h) => (Some(l), Some(h)),
+                (Some(l), Some(h)) if l.is_finite() && ok_y(h) => (Some(l), Some(h)),
                 _ => (None, None),
             };
             Point { low, high, ..*p }
         })
         .collect()
+}
+
+/// Whether a plotted lower bound lies off a log axis (drawn open-ended).
+fn below_log_axis(chart: &LineChart, low: f64) -> bool {
+    chart.log_y && low <= 0.0
 }
 
 /// Axis range covering `values`, padded so markers at the extremes are not cut off.
@@ -205,12 +213,21 @@ fn draw<DB: DrawingBackend>(
     let reference = chart
         .reference_y
         .filter(|v| v.is_finite() && (!chart.log_y || *v > 0.0));
+    // A staircase is a CDF: its axis always spans [0, 1], so a curve that stops below
+    // 1 is seen to stop below 1.
+    let cdf_span = match chart.kind {
+        LineKind::Steps if chart.log_y => vec![1.0],
+        LineKind::Steps => vec![0.0, 1.0],
+        LineKind::Markers => Vec::new(),
+    };
     let yr = axis_range(
         series
             .iter()
             .flatten()
             .flat_map(|p| [Some(p.y), p.low, p.high].into_iter().flatten())
-            .chain(reference),
+            .filter(|&v| !below_log_axis(chart, v))
+            .chain(reference)
+            .chain(cdf_span),
         chart.log_y,
     );
     let mut frame = Frame {
@@ -483,6 +500,8 @@ struct Whisker<C> {
     ends: [C; 2],
     /// Half the cap width, pixels.
     cap: i32,
+    /// False for an interval whose lower end is off the axis (drawn open).
+    low_cap: bool,
     style: ShapeStyle,
 }
 
@@ -505,7 +524,12 @@ impl<C, DB: DrawingBackend> Drawable<DB> for Whisker<C> {
             return Ok(());
         };
         backend.draw_line(low, high, &self.style)?;
-        for (x, y) in [low, high] {
+        let caps = if self.low_cap {
+            &[low, high][..]
+        } else {
+            &[high][..]
+        };
+        for &(x, y) in caps {
             backend.draw_line((x - self.cap, y), (x + self.cap, y), &self.style)?;
         }
         Ok(())
@@ -567,47 +591,70 @@ where
         ))
         .map_err(|e| err(&e))?;
     }
-    // Bands first, so no band covers another series' line.
+    // A lower bound off a log axis is drawn down to the axis' bottom, without a cap.
+    let floor = frame.y_span.0;
+    let whisker = |p: &Point, color: RGBColor| {
+        let (low, high) = (p.low?, p.high?);
+        let open = below_log_axis(chart, low);
+        Some(Whisker {
+            ends: [(p.x, if open { floor } else { low }), (p.x, high)],
+            cap: size,
+            low_cap: !open,
+            style: color.stroke_width(px(1.0, scale).max(1)),
+        })
+    };
+    // Bands first, so no band covers another series' line. A band runs through
+    // consecutive points with an interval only; a point without one breaks it, and a
+    // point with one but no bounded neighbour gets a whisker instead.
+    let mut whiskered: Vec<Vec<bool>> = series
+        .iter()
+        .map(|points| vec![chart.intervals == IntervalStyle::Bars; points.len()])
+        .collect();
     if chart.intervals == IntervalStyle::Band {
         for (i, points) in series.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
-            let bounded: Vec<&Point> = points
-                .iter()
-                .filter(|p| p.low.is_some() && p.high.is_some())
-                .collect();
-            if bounded.len() < 2 {
-                continue;
+            let color = PALETTE[chart.style(i) % PALETTE.len()];
+            let bounded = |p: &Point| p.low.is_some() && p.high.is_some();
+            let mut start = 0;
+            while start < points.len() {
+                if !bounded(&points[start]) {
+                    start += 1;
+                    continue;
+                }
+                let end = start + points[start..].iter().take_while(|p| bounded(p)).count();
+                let run = &points[start..end];
+                if run.len() == 1 {
+                    whiskered[i][start] = true;
+                } else {
+                    let low = |p: &Point| {
+                        let l = p.low.unwrap_or(p.y);
+                        if below_log_axis(chart, l) { floor } else { l }
+                    };
+                    let outline: Vec<(f64, f64)> = run
+                        .iter()
+                        .filter_map(|p| Some((p.x, p.high?)))
+                        .chain(run.iter().rev().map(|p| (p.x, low(p))))
+                        .collect();
+                    ctx.draw_series(std::iter::once(Polygon::new(
+                        outline,
+                        color.mix(0.22).filled(),
+                    )))
+                    .map_err(|e| err(&e))?;
+                }
+                start = end;
             }
-            let outline: Vec<(f64, f64)> = bounded
-                .iter()
-                .filter_map(|p| Some((p.x, p.high?)))
-                .chain(bounded.iter().rev().filter_map(|p| Some((p.x, p.low?))))
-                .collect();
-            ctx.draw_series(std::iter::once(Polygon::new(
-                outline,
-                color.mix(0.22).filled(),
-            )))
-            .map_err(|e| err(&e))?;
         }
     }
     for (i, (s, points)) in chart.series.iter().zip(series).enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let kind = MARKERS[i % MARKERS.len()];
-        // Error bars: always for Bars; with Band, only where a point stands alone and
-        // no band can be drawn through it.
-        let bars = chart.intervals == IntervalStyle::Bars
-            || points
+        let style = chart.style(i);
+        let color = PALETTE[style % PALETTE.len()];
+        let kind = MARKERS[style % MARKERS.len()];
+        ctx.draw_series(
+            points
                 .iter()
-                .filter(|p| p.low.is_some() && p.high.is_some())
-                .count()
-                < 2;
-        ctx.draw_series(points.iter().filter(|_| bars).filter_map(|p| {
-            Some(Whisker {
-                ends: [(p.x, p.low?), (p.x, p.high?)],
-                cap: size,
-                style: color.stroke_width(px(1.0, scale).max(1)),
-            })
-        }))
+                .zip(&whiskered[i])
+                .filter(|(_, w)| **w)
+                .filter_map(|(p, _)| whisker(p, color)),
+        )
         .map_err(|e| err(&e))?;
         ctx.draw_series(LineSeries::new(
             line_path(chart.kind, points),
@@ -739,8 +786,20 @@ pub fn pgfplots_tex(chart: &LineChart) -> String {
         let _ = writeln!(out, "\\addplot+[{options}] coordinates {{");
         for p in plotted_points(chart, &s.points) {
             let _ = write!(out, "  ({}, {})", num(p.x), num(p.y));
-            if let (Some(l), Some(h)) = (p.low, p.high) {
-                let _ = write!(out, " += (0, {}) -= (0, {})", num(h - p.y), num(p.y - l));
+            match (p.low, p.high) {
+                (Some(l), Some(h)) if below_log_axis(chart, l) => {
+                    // pgfplots cannot place it; the exact bound is in the CSV.
+                    let _ = write!(
+                        out,
+                        " += (0, {}) -= (0, 0) % lower bound {} is off the log axis",
+                        num(h - p.y),
+                        num(l)
+                    );
+                }
+                (Some(l), Some(h)) => {
+                    let _ = write!(out, " += (0, {}) -= (0, {})", num(h - p.y), num(p.y - l));
+                }
+                _ => {}
             }
             out.push('\n');
         }

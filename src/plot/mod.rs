@@ -109,4 +109,15 @@ pub struct LineChart {
     /// A horizontal reference line (e.g. y = 0 under paired differences, where "no
     /// difference" must be visible); the y axis is widened to include it.
     pub reference_y: Option<f64>,
+    /// Style (colour and marker) index of each series; empty: by position. Panels of
+    /// one figure share it, so a series keeps its look in every panel even when another
+    /// panel lacks some series.
+    pub styles: Vec<usize>,
+}
+
+impl LineChart {
+    /// The style index of series `i`.
+    pub fn style(&self, i: usize) -> usize {
+        self.styles.get(i).copied().unwrap_or(i)
+    }
 }

@@ -244,12 +244,15 @@ fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
             .name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        || raw.name.starts_with('_')
+        || raw.name.contains("--")
     {
         return Err(err(
             "name",
             format!(
-                "`{}` is not a valid figure name: use letters, digits, `_` and `-` (it becomes \
-                 a file name)",
+                "`{}` is not a valid figure name: use letters, digits, `_` and `-`, not \
+                 starting with `_` and without `--` (it becomes a file name; `--` separates \
+                 facet panels, `_` starts the report's own files)",
                 raw.name
             ),
         ));
@@ -322,11 +325,44 @@ fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
         None if matches!(kind, FigureKind::Paired { .. }) => Vec::new(),
         None => vec!["algorithm".to_string()],
     };
-    if matches!(kind, FigureKind::Paired { .. }) && series.iter().any(|s| s == "algorithm") {
+    if series.contains(&raw.x) {
         return Err(err(
             "series",
-            "a paired figure differences the algorithms; they cannot also be its series".into(),
+            format!("`{}` is already x: a column cannot make both", raw.x),
         ));
+    }
+    if let Some(facet) = &raw.facet {
+        if *facet == raw.x {
+            return Err(err(
+                "facet",
+                format!("`{facet}` is already x: a column cannot make both"),
+            ));
+        }
+        if series.contains(facet) {
+            return Err(err(
+                "facet",
+                format!("`{facet}` is already a series column: a column cannot make both"),
+            ));
+        }
+    }
+    if matches!(kind, FigureKind::Paired { .. }) {
+        // The pairing keys: a paired difference is taken across them.
+        for key in ["algorithm", "replication", "seed"] {
+            let (field, used) = if series.iter().any(|s| s == key) {
+                ("series", true)
+            } else {
+                ("facet", raw.facet.as_deref() == Some(key))
+            };
+            if used || raw.x == key {
+                return Err(err(
+                    if used { field } else { "x" },
+                    format!(
+                        "a paired figure pairs runs by algorithm, replication and seed; `{key}` \
+                         cannot also be its x, series or facet"
+                    ),
+                ));
+            }
+        }
     }
     let mut filter = Vec::new();
     for (column, value) in raw.filter {

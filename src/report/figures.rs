@@ -109,6 +109,7 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
             (ecdf_panels(spec, &df, table)?, df)
         }
     };
+    share_styles(&mut panels);
     // Mobility covariates come from the trajectories alone, whatever the algorithm did.
     let covariate = match &spec.kind {
         FigureKind::Line { y, .. } | FigureKind::Paired { y, .. } => y.starts_with("mob_"),
@@ -128,6 +129,27 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
         spec: spec.clone(),
         panels,
     })
+}
+
+/// Gives each series label one style (colour and marker) across all panels of a
+/// figure, in order of first appearance, so a series looks the same in every panel.
+fn share_styles(panels: &mut [Panel]) {
+    let mut labels: Vec<String> = Vec::new();
+    for panel in panels.iter() {
+        for s in &panel.chart.series {
+            if !labels.contains(&s.label) {
+                labels.push(s.label.clone());
+            }
+        }
+    }
+    for panel in panels.iter_mut() {
+        panel.chart.styles = panel
+            .chart
+            .series
+            .iter()
+            .map(|s| labels.iter().position(|l| *l == s.label).unwrap_or(0))
+            .collect();
+    }
 }
 
 /// A warning for the caption when runs behind a figure violated safety or were stopped
@@ -155,8 +177,31 @@ pub fn incidents_note(used: &DataFrame, runs: &DataFrame) -> anyhow::Result<Opti
     }))
 }
 
+/// Per-event columns an ECDF can show, and their tables.
+const ECDF_COLUMNS: [(&str, &str); 3] = [
+    ("wait_s", "requests"),
+    ("convergence_time_s", "changes"),
+    ("messages", "changes"),
+];
+
 /// Which per-event table holds the ECDF's column.
 fn event_table(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<&'static str> {
+    if !ECDF_COLUMNS.iter().any(|(c, _)| *c == spec.x) {
+        return Err(spec
+            .error(
+                "x",
+                format!(
+                    "`{}` is not a per-event metric: ecdf figures take {}",
+                    spec.x,
+                    ECDF_COLUMNS
+                        .iter()
+                        .map(|(c, t)| format!("{c} ({t})"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+            .into());
+    }
     for table in ["requests", "changes"] {
         if experiment.store.columns(table)?.contains(&spec.x) {
             return Ok(table);
@@ -166,8 +211,8 @@ fn event_table(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<&'s
         .error(
             "x",
             format!(
-                "no per-event column `{}` in the requests or changes tables of `{}` (ecdf \
-                 figures take wait_s or convergence_time_s)",
+                "no per-event column `{}` in the requests or changes tables of `{}` (no \
+                 run of that kind is stored)",
                 spec.x, experiment.name
             ),
         )
@@ -499,6 +544,7 @@ fn base_chart(spec: &FigureSpec, title: String, x_label: String, y_label: String
         kind: LineKind::Markers,
         intervals: spec.intervals.unwrap_or_default(),
         reference_y: None,
+        styles: Vec::new(),
     }
 }
 
@@ -525,6 +571,32 @@ fn summary_series(
         Some((labels[i].clone(), p))
     });
     Ok(collect_series(points))
+}
+
+/// Caption sentences on intervals that are not drawn as usual: points resting on a
+/// single run have none, and on a log axis a lower bound at or below zero is drawn
+/// open-ended at the bottom (the CSV keeps the exact bound).
+fn interval_notes(spec: &FigureSpec, table: &DataFrame) -> anyhow::Result<String> {
+    let n = table.column("n")?.u64()?;
+    let lows = column_f64(table, "ci_low")?;
+    let single = n.iter().filter(|n| n.is_some_and(|n| n == 1)).count();
+    let open = lows
+        .iter()
+        .filter(|l| spec.log_y && l.is_some_and(|l| l <= 0.0))
+        .count();
+    let mut out = String::new();
+    if single > 0 {
+        out.push_str(&format!(
+            " {single} points rest on a single run and have no interval."
+        ));
+    }
+    if open > 0 {
+        out.push_str(&format!(
+            " {open} intervals reach below zero, off the logarithmic axis: drawn open at the \
+             bottom (exact bounds in the CSV)."
+        ));
+    }
+    Ok(out)
 }
 
 /// The sample sizes of a summary table's points: "10", or "8–10" when they differ.
@@ -571,11 +643,17 @@ fn line_panels(
             ("median", _) => "median over runs",
             _ => "95th percentile over runs",
         };
+        let intervals = match with_ci {
+            true => interval_notes(spec, &table)?,
+            false => String::new(),
+        };
         panels.push(Panel {
             stem,
             chart,
             table,
-            note: format!("{what} ({reps} runs per point; runs without a value are left out)."),
+            note: format!(
+                "{what} ({reps} runs per point; runs without a value are left out).{intervals}"
+            ),
         });
     }
     Ok(panels)
@@ -624,10 +702,18 @@ fn paired_panels(
         chart.reference_y = Some(0.0);
         let unpaired: u64 = table.column("unpaired")?.u64()?.sum().unwrap_or(0);
         let mut note = format!(
-            "mean of the per-replication differences {a} − {b} with its 95% Student-t \
-             confidence interval ({} pairs per point); below zero, {a} is lower.",
+            "mean of the per-replication differences {a} − {b}{} ({} pairs per point); \
+             below zero, {a} is lower.",
+            if spec.intervals.is_some() {
+                " with its 95% Student-t confidence interval"
+            } else {
+                ""
+            },
             n_range(&table)?
         );
+        if spec.intervals.is_some() {
+            note.push_str(&interval_notes(spec, &table)?);
+        }
         if unpaired > 0 {
             note.push_str(&format!(
                 " {unpaired} runs had no partner (not finished, or failed) and are left out."
@@ -641,6 +727,16 @@ fn paired_panels(
         });
     }
     Ok(panels)
+}
+
+/// Quantile `q` of all `total` events, of which `finished` (sorted) have a value and the
+/// rest never finished (counted as +∞, as the plotted ECDF does): `None` when the
+/// quantile falls among the unfinished events, so a table never quotes a p95 that the
+/// curve does not reach.
+pub fn quantile_of_all(finished: &[f64], total: usize, q: f64) -> Option<f64> {
+    let mut all = finished.to_vec();
+    all.resize(total.max(finished.len()), f64::INFINITY);
+    crate::run::quantile(&all, q).filter(|v| v.is_finite())
 }
 
 /// The ECDF's plotted points for sorted values `sorted` of `total` events (the rest
@@ -722,8 +818,8 @@ fn ecdf_panels(spec: &FigureSpec, df: &DataFrame, table: &str) -> anyhow::Result
             t_events.push(total as u64);
             t_done.push(v.len() as u64);
             t_frac.push(v.len() as f64 / total as f64);
-            t_median.push(crate::run::quantile(&v, 0.5));
-            t_p95.push(crate::run::quantile(&v, 0.95));
+            t_median.push(quantile_of_all(&v, total, 0.5));
+            t_p95.push(quantile_of_all(&v, total, 0.95));
             t_max.push(v.last().copied());
         }
         let table = DataFrame::new(
@@ -736,7 +832,7 @@ fn ecdf_panels(spec: &FigureSpec, df: &DataFrame, table: &str) -> anyhow::Result
                 Column::new("fraction_finished".into(), t_frac),
                 Column::new("median".into(), t_median),
                 Column::new("p95".into(), t_p95),
-                Column::new("max".into(), t_max),
+                Column::new("max_finished".into(), t_max),
             ],
         )?;
         let (stem, panel_title) = panel_names(spec, &title, &facet);
@@ -748,6 +844,8 @@ fn ecdf_panels(spec: &FigureSpec, df: &DataFrame, table: &str) -> anyhow::Result
         );
         chart.kind = LineKind::Steps;
         chart.series = series;
+        // Where "every event finished" would be: a curve ending below it is visibly short.
+        chart.reference_y = Some(1.0);
         let mut note = format!(
             "empirical CDF of all {events} of all runs of each series; {events} \
              {unfinished} before the run ended count in the denominator, so a curve ends at \

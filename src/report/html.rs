@@ -30,7 +30,7 @@ pub fn escape(s: &str) -> String {
 
 /// Run counts and health per experiment and algorithm, and the runs to look at.
 pub struct Health {
-    /// `data/runs.csv`: experiment, algorithm, planned, stored, safety_violations,
+    /// `data/_runs.csv`: experiment, algorithm, planned, stored, safety_violations,
     /// runs_with_violations, aborted_runs, tokens_lost, requests_unserved_at_end,
     /// censored_changes.
     pub table: DataFrame,

@@ -8,7 +8,7 @@
 //! reports/NAME/index.html          the page (no scripts, no external resources)
 //! reports/NAME/figures/STEM.svg    one per panel, also .png, .csv (plotted points), .tex
 //! reports/NAME/data/STEM.csv       the aggregated table behind each panel
-//! reports/NAME/data/runs.csv       run counts and health per experiment and algorithm
+//! reports/NAME/data/_runs.csv      run counts and health per experiment and algorithm
 //! ```
 //!
 //! Every figure is built (and every spec error found) before anything is written, and
@@ -53,6 +53,16 @@ impl Experiment {
         if runs.height() == 0 {
             bail!(
                 "{}: no runs stored yet: run `linkrev sweep` first",
+                dir.display()
+            );
+        }
+        let distinct = runs.column("run_index")?.n_unique()?;
+        if distinct != runs.height() {
+            bail!(
+                "{}: {} rows for {distinct} runs: some run is stored twice (copied chunks?); \
+                 `linkrev merge {}` reports the state of the directory",
+                dir.display(),
+                runs.height(),
                 dir.display()
             );
         }
@@ -136,6 +146,18 @@ pub fn write_report(
         built.push((index, figures::build(spec, &experiments[index])?));
     }
     check_out_dir(out)?;
+    check_stems(&built)?;
+    for e in &experiments {
+        if let (Ok(dir), Ok(out)) = (e.dir.canonicalize(), out.canonicalize())
+            && dir.starts_with(&out)
+        {
+            bail!(
+                "{} lies inside --out {}, which the report replaces: choose another --out",
+                e.dir.display(),
+                out.display()
+            );
+        }
+    }
     let parent = out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -174,7 +196,7 @@ pub fn write_report(
         svgs.push(panel_svgs);
     }
     let health = html::Health::of(&experiments)?;
-    write_csv(&root.join("data").join("runs.csv"), &health.table)?;
+    write_csv(&root.join("data").join(RUNS_TABLE), &health.table)?;
     let page = html::page(&html::PageInput {
         experiments: &experiments,
         figures: &built,
@@ -212,6 +234,34 @@ pub fn write_report(
         runs: experiments.iter().map(|e| e.runs.height()).sum(),
         safety_violations: health.safety_violations,
     })
+}
+
+/// The run-count table in `data/`; figure names cannot start with `_`, so no figure's
+/// table can overwrite it.
+pub const RUNS_TABLE: &str = "_runs.csv";
+
+/// Every panel's file stem is unique: facet values are sanitised into file names, so
+/// two values (`a b`, `a_b`) could otherwise overwrite each other's files.
+fn check_stems(built: &[(usize, Figure)]) -> anyhow::Result<()> {
+    let mut seen: std::collections::HashMap<&str, &FigureSpec> = Default::default();
+    for (_, figure) in built {
+        for panel in &figure.panels {
+            if let Some(first) = seen.insert(panel.stem.as_str(), &figure.spec) {
+                return Err(figure
+                    .spec
+                    .error(
+                        "name",
+                        format!(
+                            "panel file name `{}` is also one of `{}`'s panels: rename a figure \
+                             (facet values are turned into file names)",
+                            panel.stem, first.name
+                        ),
+                    )
+                    .into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Refuses to replace a directory that is not a report (one without `index.html`), so

@@ -227,6 +227,23 @@ impl Store {
                 continue;
             }
             if compacted.exists() {
+                // A compaction killed after writing the compacted file but before
+                // removing the chunks: finish it if the chunks hold nothing new.
+                let done: std::collections::HashSet<u64> = run_indices(&read_parquet(&compacted)?)?
+                    .into_iter()
+                    .collect();
+                let mut stale = true;
+                for p in &parts {
+                    stale &= run_indices(&read_parquet(p)?)?
+                        .iter()
+                        .all(|i| done.contains(i));
+                }
+                if stale {
+                    for p in &parts {
+                        fs::remove_file(p).with_context(|| format!("removing {}", p.display()))?;
+                    }
+                    continue;
+                }
                 anyhow::bail!(
                     "{} exists beside new chunks in {}: the sweep was compacted before these runs were added",
                     compacted.display(),
@@ -346,12 +363,39 @@ impl Store {
                 }
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
+        let frames =
+            without_compacted_runs(frames, self.dir.join(format!("{table}.parquet")).exists())?;
         let all = concat_frames(frames)?;
         Ok(all.sort(
             ["run_index"],
             SortMultipleOptions::default().with_maintain_order(true),
         )?)
     }
+}
+
+/// `frames` are the chunks, then (when `compacted`) the compacted table last. Chunk
+/// rows of runs the compacted table already holds are dropped: compaction writes the
+/// compacted file before it removes the chunks, so a kill in between (or a report
+/// reading during compaction) sees both, and must not count those runs twice.
+fn without_compacted_runs(
+    mut frames: Vec<DataFrame>,
+    compacted: bool,
+) -> anyhow::Result<Vec<DataFrame>> {
+    if !compacted || frames.len() < 2 {
+        return Ok(frames);
+    }
+    let last = frames.len() - 1;
+    let done: std::collections::HashSet<u64> = run_indices(&frames[last])?.into_iter().collect();
+    for df in &mut frames[..last] {
+        let mask: BooleanChunked = df
+            .column("run_index")?
+            .u64()?
+            .iter()
+            .map(|i| Some(i.is_none_or(|i| !done.contains(&i))))
+            .collect();
+        *df = df.filter(&mask)?;
+    }
+    Ok(frames)
 }
 
 /// Runs per row group of a compacted table (see [`Store::compact`]).

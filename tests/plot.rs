@@ -196,10 +196,14 @@ fn tex_has_one_addplot_per_series() {
     assert!(tex.contains("\\begin{tikzpicture}") && tex.contains("\\end{tikzpicture}"));
     assert!(tex.contains("\\begin{axis}") && tex.contains("\\end{axis}"));
     assert_eq!(
-        tex.matches("\\addplot+[error bars/.cd, y dir=both, y explicit] coordinates {")
+        tex.matches("error bars/.cd, y dir=both, y explicit] coordinates {")
             .count(),
         3
     );
+    assert_eq!(tex.matches("\\addplot+[").count(), 3);
+    // The figure's colours and markers: orange circles, sky-blue triangles.
+    assert!(tex.contains("\\addplot+[color={rgb,255:red,230;green,159;blue,0}, mark=*,"));
+    assert!(tex.contains("color={rgb,255:red,86;green,180;blue,233}, mark=triangle*,"));
     assert_eq!(tex.matches("\\addlegendentry{").count(), 3);
     assert!(tex.contains("\\addlegendentry{LE\\_50\\%}"));
     assert!(tex.contains("ymode=log") && !tex.contains("xmode=log"));
@@ -272,7 +276,10 @@ fn ecdf_staircases_hold_each_value_until_the_next() {
     // 4 points become a staircase of 2·4 − 1 vertices (one line per series).
     assert_eq!(series_polyline_points(&svg), [7]);
     let tex = pgfplots_tex(&c);
-    assert!(tex.contains("\\addplot+[const plot"), "{tex}");
+    assert!(
+        tex.contains(", const plot, mark repeat=50] coordinates {"),
+        "{tex}"
+    );
     assert_eq!(points_csv(&c).lines().count(), 1 + 4);
 }
 

@@ -782,8 +782,24 @@ pub fn pgfplots_tex(chart: &LineChart) -> String {
         LineKind::Markers => "error bars/.cd, y dir=both, y explicit",
         LineKind::Steps => "const plot, mark repeat=50",
     };
-    for s in &chart.series {
-        let _ = writeln!(out, "\\addplot+[{options}] coordinates {{");
+    for (i, s) in chart.series.iter().enumerate() {
+        // The figure's own colour and marker, so the LaTeX version matches the report.
+        let style = chart.style(i);
+        let RGBColor(r, g, b) = PALETTE[style % PALETTE.len()];
+        let mark = match MARKERS[style % MARKERS.len()] {
+            Marker::Circle => "*",
+            Marker::Triangle => "triangle*",
+            Marker::Square => "square*",
+            Marker::Cross => "x",
+            Marker::HollowCircle => "o",
+            Marker::HollowTriangle => "triangle",
+            Marker::HollowSquare => "square",
+        };
+        let _ = writeln!(
+            out,
+            "\\addplot+[color={{rgb,255:red,{r};green,{g};blue,{b}}}, mark={mark}, {options}] \
+             coordinates {{"
+        );
         for p in plotted_points(chart, &s.points) {
             let _ = write!(out, "  ({}, {})", num(p.x), num(p.y));
             match (p.low, p.high) {

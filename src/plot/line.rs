@@ -729,7 +729,8 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// Escapes LaTeX special characters in labels.
+/// Escapes LaTeX special characters in labels, and writes the non-ASCII symbols our
+/// labels use (λ, Δ, −, ≤, …) as math, so the file compiles with plain pdflatex.
 fn tex_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -741,6 +742,22 @@ fn tex_escape(s: &str) -> String {
             }
             '~' => out.push_str("\\textasciitilde{}"),
             '^' => out.push_str("\\textasciicircum{}"),
+            // Symbols our labels use, which pdflatex's default input encoding lacks.
+            'λ' => out.push_str("$\\lambda$"),
+            'Δ' => out.push_str("$\\Delta$"),
+            'μ' => out.push_str("$\\mu$"),
+            'τ' => out.push_str("$\\tau$"),
+            'δ' => out.push_str("$\\delta$"),
+            '−' => out.push_str("$-$"),
+            '≤' => out.push_str("$\\leq$"),
+            '≥' => out.push_str("$\\geq$"),
+            '×' => out.push_str("$\\times$"),
+            '±' => out.push_str("$\\pm$"),
+            '·' => out.push_str("$\\cdot$"),
+            '≈' => out.push_str("$\\approx$"),
+            '→' => out.push_str("$\\rightarrow$"),
+            '–' => out.push_str("--"),
+            '—' => out.push_str("---"),
             _ => out.push(c),
         }
     }

@@ -245,10 +245,12 @@ pub fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     let store = Store::open(&args.dir)?;
     for table in TABLES {
         let path = args.dir.join(format!("{table}.csv"));
-        let mut result: anyhow::Result<usize> = Ok(0);
+        let mut rows = 0;
+        let mut failure: Option<anyhow::Error> = None;
+        // A failed piece fails the atomic write: no truncated CSV is left behind.
         write_atomically(&path, |w| {
             let mut header = true;
-            result = store.for_each_piece(table, EXPORT_PIECE_ROWS, &mut |piece| {
+            let written = store.for_each_piece(table, EXPORT_PIECE_ROWS, &mut |piece| {
                 CsvWriter::new(&mut *w)
                     .include_header(header)
                     .finish(piece)
@@ -256,18 +258,17 @@ pub fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
                 header = false;
                 Ok(())
             });
-            // A failed piece must not leave a truncated CSV: fail the atomic write.
-            match &result {
-                Ok(_) => Ok(()),
-                Err(_) => Err(std::io::Error::other("export failed")),
+            match written {
+                Ok(n) => rows = n,
+                Err(e) => failure = Some(e),
+            }
+            match failure {
+                None => Ok(()),
+                Some(_) => Err(std::io::Error::other("export failed")),
             }
         })
-        .or_else(|e| match &result {
-            Err(_) => Ok(()),
-            Ok(_) => Err(e),
-        })
+        .map_err(|e| failure.take().unwrap_or_else(|| anyhow::Error::from(e)))
         .with_context(|| format!("writing {}", path.display()))?;
-        let rows = result?;
         println!("wrote {} ({rows} rows)", path.display());
     }
     Ok(Outcome::Success)

@@ -189,9 +189,13 @@ struct RawFigure {
 
 /// Reads and checks a figure spec file.
 pub fn load(path: &Path) -> Result<Vec<FigureSpec>, InputError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| InputError::file(path, format!("cannot read the figure spec: {e}")))?;
-    parse(&text, &path.display().to_string())
+    parse(&read(path)?, &path.display().to_string())
+}
+
+/// The text of a figure spec file (the report shows it verbatim).
+pub fn read(path: &Path) -> Result<String, InputError> {
+    std::fs::read_to_string(path)
+        .map_err(|e| InputError::file(path, format!("cannot read the figure spec: {e}")))
 }
 
 fn line_of(text: &str, offset: usize) -> usize {

@@ -126,13 +126,11 @@ pub fn write_report(
         experiments.push(e);
     }
     let (specs, figure_text) = match source {
-        FigureSource::File(path) => (
-            figspec::load(path)?,
-            Some((
-                path.display().to_string(),
-                std::fs::read_to_string(path).unwrap_or_default(),
-            )),
-        ),
+        FigureSource::File(path) => {
+            let text = figspec::read(path)?;
+            let name = path.display().to_string();
+            (figspec::parse(&text, &name)?, Some((name, text)))
+        }
         FigureSource::Text { text, name } => (
             figspec::parse(text, name)?,
             Some((name.to_string(), text.to_string())),

@@ -1,11 +1,11 @@
-//! Each algorithm with every monitor on, 50 nodes × 900 s of random waypoint in
+//! Every registered algorithm with every monitor on, 50 nodes × 900 s of random waypoint in
 //! 1500×300 m (λ = 0.1 for mutual exclusion): the same runs as `linkrev bench protocols`.
 //! Divide the run's event count (printed by `linkrev run`) by the time for events/s.
 
 use linkrev::mobility::rwp;
-use linkrev::params::default_rwp;
-use linkrev::run::{Algorithm, simulate};
-use linkrev::sim::{CsTime, Duration, NetworkConfig, RunConfig, SimTime, WorkloadConfig};
+use linkrev::params::{bench_config, default_rwp};
+use linkrev::registry::Algorithm;
+use linkrev::run::simulate;
 use linkrev::topology::events::{LinkTimeline, link_timeline};
 
 fn main() {
@@ -17,20 +17,16 @@ fn timeline() -> LinkTimeline {
     link_timeline(&trace, 250.0)
 }
 
-const ALGORITHMS: [Algorithm; 3] = [Algorithm::MeRl, Algorithm::MeRaymond, Algorithm::LeMalpani];
+/// Every registered algorithm, by name (divan shows the argument).
+fn algorithms() -> Vec<&'static str> {
+    Algorithm::names()
+}
 
-#[divan::bench(args = ALGORITHMS, sample_count = 10)]
-fn run_900_s(bencher: divan::Bencher, algorithm: Algorithm) {
+#[divan::bench(args = algorithms(), sample_count = 10)]
+fn run_900_s(bencher: divan::Bencher, name: &str) {
+    let algorithm = Algorithm::parse(name).expect("a registered name");
     let tl = timeline();
-    let config = RunConfig {
-        network: NetworkConfig::default(),
-        workload: algorithm.is_mutual_exclusion().then_some(WorkloadConfig {
-            rate: 0.1,
-            cs_time: CsTime::Constant(Duration::from_secs_f64(0.1)),
-        }),
-        duration: SimTime::from_secs_f64(900.0),
-        seed: 1,
-    };
+    let config = bench_config(algorithm, 0.1, 900.0, 1);
     bencher.bench(|| {
         simulate(algorithm, divan::black_box(&tl), config)
             .summary

@@ -24,9 +24,16 @@
 //!   sort-and-sweep over time windows) and the t = 0 neighbour sets.
 //! - [`topology::components`]: connected components under link changes.
 //! - [`topology::stats`]: mobility statistics (link changes, degree, components, speed).
-//! - [`protocol`]: the sans-IO `Protocol` trait, `Ctx` effects, view traits, and a
-//!   hand-driven test harness; one file per algorithm (`le_malpani`, `me_rl`,
-//!   `me_raymond`).
+//! - [`protocol`]: the sans-IO `Protocol` trait, `Ctx` effects, view traits, algorithm
+//!   parameters (`config`) and a hand-driven test harness; one file per algorithm
+//!   (`le_malpani`, `me_rl`, `me_raymond`).
+//! - [`registry`]: the one list of algorithms (name, description, family, parameters,
+//!   runner); everything that lists or runs algorithms reads it.
+//! - [`family`]: problem families (leader election, mutual exclusion): each declares
+//!   its metrics, its per-event table and whether it needs a workload, and runs an
+//!   algorithm of its kind with its monitors.
+//! - [`graph`]: breadth-first search on adjacency lists (BFS forests for initial
+//!   states, shortest paths for routing).
 //! - [`sim`]: integer-nanosecond event queue, the network model (delays, FIFO links,
 //!   link-break and topology-change semantics, routed sends) and the CS workload.
 //! - [`observe`]: metric collectors and safety monitors (leader election, mutual
@@ -42,7 +49,8 @@
 //!   bands, staircases for empirical CDFs and a reference line for differences.
 //! - [`report`]: figure specs (TOML) applied to results directories, and the HTML
 //!   report with the figures, the tables behind them, the specs and safety totals.
-//! - [`run`]: one run of one algorithm: simulation + monitors → records and a summary.
+//! - [`run`]: what one run produces: the summary (common fields plus the family's
+//!   metrics) and per-event records.
 //! - [`cli`]: the `linkrev` command line; `src/main.rs` only calls [`cli::main`].
 
 /// Index of a node: nodes are always numbered `0..n` without gaps, in traces, in the
@@ -50,6 +58,8 @@
 pub type NodeId = u32;
 
 pub mod cli;
+pub mod family;
+pub mod graph;
 pub mod input;
 pub mod mobility;
 pub mod observe;
@@ -57,6 +67,7 @@ pub mod output;
 pub mod params;
 pub mod plot;
 pub mod protocol;
+pub mod registry;
 pub mod report;
 pub mod results;
 pub mod run;

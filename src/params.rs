@@ -6,8 +6,11 @@
 
 use crate::mobility::Area;
 use crate::mobility::rwp::{PauseDist, RwpParams, SpeedDist, StartMode};
+use crate::registry::Algorithm;
 use crate::sim::delay::parse_duration;
-use crate::sim::{ChangeMode, CsTime, Duration, LinkBreak};
+use crate::sim::{
+    ChangeMode, CsTime, Duration, LinkBreak, NetworkConfig, RunConfig, SimTime, WorkloadConfig,
+};
 
 /// Radio range, metres: ns-2 setdest's hard-coded 250 m.
 pub const RANGE: f64 = 250.0;
@@ -117,6 +120,24 @@ pub fn parse_change_mode(text: &str) -> Result<ChangeMode, String> {
 /// Parses a duration such as `10ms` (units ns, us, ms, s).
 pub fn parse_detection_delay(text: &str) -> Result<Duration, String> {
     parse_duration(text)
+}
+
+/// The run configuration of `linkrev bench protocols` and `benches/protocols.rs`: the
+/// default network, and for families that need one a workload of `rate` requests per
+/// second per node with 100 ms critical sections.
+pub fn bench_config(algorithm: Algorithm, rate: f64, duration_s: f64, seed: u64) -> RunConfig {
+    RunConfig {
+        network: NetworkConfig::default(),
+        workload: algorithm
+            .family()
+            .needs_workload()
+            .then_some(WorkloadConfig {
+                rate,
+                cs_time: CsTime::Constant(Duration::from_secs_f64(0.1)),
+            }),
+        duration: SimTime::from_secs_f64(duration_s),
+        seed,
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! `linkrev run` end to end: the JSON summary, determinism per seed, and exit code 2 with
 //! a message naming the flag for every bad value.
 
+use linkrev::family::Family;
+use linkrev::registry::Algorithm;
 use serde_json::Value;
 use std::process::{Command, Output};
 
@@ -23,11 +25,12 @@ fn summary(args: &[&str]) -> Value {
     v
 }
 
-const ALGOS: [&str; 3] = ["le-malpani", "me-rl", "me-raymond"];
-
+/// Every registered algorithm runs with `linkrev run`, prints the common fields and the
+/// metrics its family declares (and no other family's), and depends on its seed only.
 #[test]
 fn summary_has_the_documented_fields_and_repeats_per_seed() {
-    for algo in ALGOS {
+    for algorithm in Algorithm::all() {
+        let algo = algorithm.name();
         let args = [
             "run",
             "--algo",
@@ -41,34 +44,59 @@ fn summary_has_the_documented_fields_and_repeats_per_seed() {
         let a = summary(&args);
         for key in [
             "algorithm",
+            "family",
+            "params",
             "seed",
             "events",
             "messages",
             "topology_changes",
-            "msgs_per_change",
-            "conv_time_mean",
-            "conv_time_p95",
-            "converged_fraction",
-            "leaderless_fraction",
-            "leader_changes",
-            "cs_requests",
-            "cs_entries",
-            "wait_mean",
-            "wait_p95",
-            "msgs_per_cs",
             "safety_violations",
             "tokens_lost",
             "messages_lost",
         ] {
             assert!(a.get(key).is_some(), "{algo}: {key} missing");
         }
+        for family in Family::ALL {
+            for metric in family.metrics() {
+                assert_eq!(
+                    a.get(metric.column).is_some(),
+                    family == algorithm.family(),
+                    "{algo}: {}",
+                    metric.column
+                );
+            }
+        }
         assert_eq!(a["algorithm"], algo);
+        assert_eq!(a["family"], algorithm.family().name());
+        assert_eq!(
+            a["params"].as_object().unwrap().len(),
+            algorithm.params().len()
+        );
         assert_eq!(a["safety_violations"], 0, "{algo}: {a}");
         assert!(a["events"].as_u64().unwrap() > 0);
         assert_eq!(a, summary(&args), "{algo}: same seed, different result");
         let mut other = args;
         other[6] = "8";
         assert_ne!(a, summary(&other), "{algo}: the seed has no effect");
+    }
+}
+
+/// `--param` is checked against the algorithm's declared parameters.
+#[test]
+fn unknown_or_malformed_params_are_refused() {
+    for (param, needle) in [
+        ("k=2", "unknown parameter `k`: me-rl takes none"),
+        ("k", "expected KEY=VALUE, got `k`"),
+    ] {
+        let out = linkrev(&[
+            "run", "--algo", "me-rl", "--rwp", "nodes=5", "--param", param,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{param}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--param") && err.contains(needle),
+            "{param}: {err}"
+        );
     }
 }
 

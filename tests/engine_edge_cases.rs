@@ -35,8 +35,8 @@ struct Logger<const BURST: u32 = 0> {
 
 impl<const BURST: u32> Protocol for Logger<BURST> {
     type Msg = Msg;
-    const NAME: &'static str = "logger";
-    fn initial_states(neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+    type Config = ();
+    fn initial_states(_: &(), neighbours: &[Vec<NodeId>]) -> Vec<Self> {
         (0..neighbours.len() as NodeId)
             .map(|id| Logger {
                 id,
@@ -286,8 +286,8 @@ struct Mixed {
 }
 impl Protocol for Mixed {
     type Msg = Msg;
-    const NAME: &'static str = "mixed";
-    fn initial_states(neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+    type Config = ();
+    fn initial_states(_: &(), neighbours: &[Vec<NodeId>]) -> Vec<Self> {
         (0..neighbours.len() as NodeId)
             .map(|id| Mixed {
                 id,
@@ -350,8 +350,8 @@ fn fifo_holds_for_mixed_direct_and_routed_sends_across_reform() {
 struct SelfLeader(NodeId);
 impl Protocol for SelfLeader {
     type Msg = Msg;
-    const NAME: &'static str = "self-leader";
-    fn initial_states(neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+    type Config = ();
+    fn initial_states(_: &(), neighbours: &[Vec<NodeId>]) -> Vec<Self> {
         (0..neighbours.len() as NodeId).map(SelfLeader).collect()
     }
     fn on_link_up(&mut self, _: NodeId, _: &mut Ctx<Msg>) {}

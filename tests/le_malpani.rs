@@ -325,7 +325,7 @@ fn initial_states_lead_each_component_from_its_smallest_id() {
 
 #[test]
 fn a_new_link_is_neither_direction_until_its_update_arrives() {
-    let mut p = LeMalpani::initial_states(&[vec![1], vec![0], vec![]]).remove(1);
+    let mut p = LeMalpani::initial_states(&(), &[vec![1], vec![0], vec![]]).remove(1);
     let mut ctx = Ctx::new(1, 0);
     p.on_link_up(2, &mut ctx);
     assert_eq!(
@@ -352,7 +352,7 @@ fn a_new_link_is_neither_direction_until_its_update_arrives() {
 
 #[test]
 fn updates_from_former_neighbours_are_ignored() {
-    let mut nodes = LeMalpani::initial_states(&[vec![1, 2], vec![0, 2], vec![0, 1]]);
+    let mut nodes = LeMalpani::initial_states(&(), &[vec![1, 2], vec![0, 2], vec![0, 1]]);
     let mut ctx = Ctx::new(2, 0);
     nodes[2].on_link_down(1, &mut ctx);
     assert_eq!(ctx.drain().count(), 0, "2 still has its link to 0");
@@ -765,7 +765,12 @@ fn replay_serialized(file: &str, seed: u64) -> linkrev::run::RunSummary {
         duration: SimTime::from_secs_f64(timeline.duration),
         seed,
     };
-    linkrev::run::simulate(linkrev::run::Algorithm::LeMalpani, &timeline, config).summary
+    linkrev::run::simulate(
+        linkrev::registry::Algorithm::parse("le-malpani").unwrap(),
+        &timeline,
+        config,
+    )
+    .summary
 }
 
 /// Rules A–E have no case for a sink whose neighbours all sit on a reflected level that

@@ -558,13 +558,12 @@ fn initial_state_points_every_holder_at_node_0() {
     let links = [(0, 1), (1, 2), (1, 3), (4, 5)];
     let nb = neighbours_of(6, &links);
     let parents = bfs_tree(&nb);
-    let nodes = Raymond::initial_states(&nb);
+    let nodes = Raymond::initial_states(&(), &nb);
     for (i, (node, parent)) in nodes.iter().zip(&parents).enumerate() {
         assert_eq!(node.holder(), parent.unwrap_or(i as NodeId));
         assert_eq!(node.holds_token(), i == 0);
         assert!(!node.in_cs() && !node.asked() && node.request_q().len() == 0);
     }
-    assert_eq!(Raymond::NAME, "me-raymond");
     assert!(RaymondMsg::Privilege.carries_token() && !RaymondMsg::Request.carries_token());
 }
 

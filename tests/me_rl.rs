@@ -5,7 +5,7 @@
 use linkrev::NodeId;
 use linkrev::protocol::me_rl::{Height, Rl, RlMsg, Status};
 use linkrev::protocol::testkit::Harness;
-use linkrev::protocol::{AppEvent, Message, Protocol, TokenView};
+use linkrev::protocol::{AppEvent, Message, TokenView};
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -536,7 +536,6 @@ fn initial_state_orients_every_component() {
         assert_eq!(p.status(), Status::Remainder);
         assert_eq!(p.queue().len(), 0);
     }
-    assert_eq!(Rl::NAME, "me-rl");
 }
 
 #[test]

@@ -44,9 +44,9 @@ struct Toy<const BURST: u32 = 0, const ROUTE_TO: NodeId = NOWHERE> {
 
 impl<const BURST: u32, const ROUTE_TO: NodeId> Protocol for Toy<BURST, ROUTE_TO> {
     type Msg = Numbered;
-    const NAME: &'static str = "toy";
+    type Config = ();
 
-    fn initial_states(neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+    fn initial_states(_: &(), neighbours: &[Vec<NodeId>]) -> Vec<Self> {
         (0..neighbours.len() as NodeId)
             .map(|id| Toy {
                 id,
@@ -290,8 +290,8 @@ struct Storm;
 
 impl Protocol for Storm {
     type Msg = Numbered;
-    const NAME: &'static str = "storm";
-    fn initial_states(neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+    type Config = ();
+    fn initial_states(_: &(), neighbours: &[Vec<NodeId>]) -> Vec<Self> {
         vec![Storm; neighbours.len()]
     }
     fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<Numbered>) {

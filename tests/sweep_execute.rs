@@ -4,8 +4,8 @@
 
 use linkrev::mobility::Area;
 use linkrev::mobility::rwp::{PauseDist, RwpParams, SpeedDist, StartMode};
+use linkrev::registry::Algorithm;
 use linkrev::results::store::{Store, TABLES};
-use linkrev::run::Algorithm;
 use linkrev::sim::seeds::{self, Purpose};
 use linkrev::sim::{
     ChangeMode, CsTime, Duration, LinkBreak, NetworkConfig, RunConfig, SimTime, WorkloadConfig,
@@ -43,7 +43,7 @@ fn plan() -> Plan {
     let mut runs = Vec::new();
     for (ri, rate) in [0.2, 0.5].into_iter().enumerate() {
         for rep in 0..3u32 {
-            for algorithm in [Algorithm::MeRl, Algorithm::MeRaymond] {
+            for algorithm in [algo("me-rl"), algo("me-raymond")] {
                 let seed = seeds::mix(1000 + (ri as u64) * 10 + u64::from(rep));
                 let rwp = RwpParams {
                     nodes: 10,
@@ -71,6 +71,7 @@ fn plan() -> Plan {
                         ("nodes".into(), ParamValue::Int(10)),
                         ("rate".into(), ParamValue::Float(rate)),
                     ],
+                    algo_params: algorithm.default_params(),
                     mobility: MobilitySource::Rwp(rwp),
                     range: 250.0,
                     config: RunConfig {
@@ -100,7 +101,7 @@ fn plan() -> Plan {
             vec![ParamValue::Float(0.2), ParamValue::Float(0.5)],
         )],
         replications: 3,
-        algorithms: vec![Algorithm::MeRl, Algorithm::MeRaymond],
+        algorithms: vec![algo("me-rl"), algo("me-raymond")],
         runs,
     }
 }
@@ -297,4 +298,8 @@ fn a_shard_removes_only_its_own_orphans_and_no_temporary_files() {
         !orphan1.exists() && !temp.exists(),
         "a lone process cleans up all"
     );
+}
+
+fn algo(name: &str) -> Algorithm {
+    Algorithm::parse(name).expect("registered")
 }

@@ -3,7 +3,7 @@
 //! stable keys, and seeds shared across algorithms (common random numbers) but not across
 //! replications; the shipped specs load; `linkrev sweep --dry-run` prints the plan.
 
-use linkrev::run::Algorithm;
+use linkrev::registry::Algorithm;
 use linkrev::sim::seeds::{self, Purpose};
 use linkrev::sweep::plan::{MobilitySource, ParamValue, Plan};
 use linkrev::sweep::spec;
@@ -259,7 +259,7 @@ fn run_count_is_the_product_times_replications_times_algorithms() {
     assert_eq!(p.runs.len(), 2 * 3 * 3 * 2);
     let names: Vec<&str> = p.axes.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["rate", "speed_max"]);
-    assert_eq!(p.algorithms, [Algorithm::MeRl, Algorithm::MeRaymond]);
+    assert_eq!(p.algorithms, [algo("me-rl"), algo("me-raymond")]);
     for (i, r) in p.runs.iter().enumerate() {
         assert_eq!(r.index, i);
     }
@@ -344,7 +344,7 @@ fn leader_election_runs_are_not_repeated_along_workload_axes() {
     let le: Vec<_> = p
         .runs
         .iter()
-        .filter(|r| r.algorithm == Algorithm::LeMalpani)
+        .filter(|r| r.algorithm == algo("le-malpani"))
         .collect();
     assert_eq!(le.len(), 2 * 3);
     assert_eq!(p.runs.len(), 2 * 3 * 3 + 2 * 3);
@@ -444,4 +444,8 @@ fn dry_run_prints_the_plan_and_bad_values_are_refused() {
         stderr.contains(&format!("{}: workload.rate[1]:", bad.display())),
         "{stderr}"
     );
+}
+
+fn algo(name: &str) -> Algorithm {
+    Algorithm::parse(name).expect("registered")
 }

@@ -4,9 +4,10 @@
 use super::Outcome;
 use super::run_cmd::parse_rwp_spec;
 use crate::mobility::rwp;
-use crate::run::{Algorithm, simulate};
+use crate::params;
+use crate::registry::Algorithm;
+use crate::run::simulate;
 use crate::sim::hold::{self, HoldDelay};
-use crate::sim::{CsTime, Duration, NetworkConfig, RunConfig, SimTime, WorkloadConfig};
 use crate::topology::events::link_timeline;
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -15,7 +16,8 @@ use serde::Serialize;
 pub enum BenchCommand {
     /// Hold model through linkrev's event queue vs a bare BinaryHeap loop.
     Engine(EngineArgs),
-    /// Events per second of each algorithm with every monitor on (50 nodes × 900 s).
+    /// Events per second of every registered algorithm with every monitor on (50 nodes ×
+    /// 900 s).
     Protocols(ProtocolArgs),
 }
 
@@ -54,6 +56,7 @@ pub struct ProtocolArgs {
 #[derive(Serialize)]
 struct ProtocolResult {
     algorithm: &'static str,
+    family: &'static str,
     events: u64,
     wall_time_s: f64,
     events_per_s: f64,
@@ -108,23 +111,15 @@ fn protocols(args: ProtocolArgs) -> anyhow::Result<Outcome> {
     let trace = rwp::generate(&params)?;
     let timeline = link_timeline(&trace, 250.0);
     let mut results = Vec::new();
-    for algorithm in [Algorithm::MeRl, Algorithm::MeRaymond, Algorithm::LeMalpani] {
-        let workload = algorithm.is_mutual_exclusion().then_some(WorkloadConfig {
-            rate: args.rate,
-            cs_time: CsTime::Constant(Duration::from_secs_f64(0.1)),
-        });
-        let config = RunConfig {
-            network: NetworkConfig::default(),
-            workload,
-            duration: SimTime::from_secs_f64(trace.duration),
-            seed: args.seed,
-        };
+    for algorithm in Algorithm::all() {
+        let config = params::bench_config(algorithm, args.rate, trace.duration, args.seed);
         if !args.json {
             eprintln!("{} …", algorithm.name());
         }
         let s = simulate(algorithm, &timeline, config).summary;
         results.push(ProtocolResult {
             algorithm: algorithm.name(),
+            family: algorithm.family().name(),
             events: s.events,
             wall_time_s: s.wall_time_s,
             events_per_s: s.events as f64 / s.wall_time_s,
@@ -135,13 +130,13 @@ fn protocols(args: ProtocolArgs) -> anyhow::Result<Outcome> {
         println!("{}", serde_json::to_string_pretty(&results)?);
     } else {
         println!(
-            "{:<12} {:>10} {:>10} {:>14}",
-            "algorithm", "events", "wall s", "events/s"
+            "{:<14} {:<18} {:>10} {:>10} {:>14}",
+            "algorithm", "family", "events", "wall s", "events/s"
         );
         for r in &results {
             println!(
-                "{:<12} {:>10} {:>10.3} {:>14.0}",
-                r.algorithm, r.events, r.wall_time_s, r.events_per_s
+                "{:<14} {:<18} {:>10} {:>10.3} {:>14.0}",
+                r.algorithm, r.family, r.events, r.wall_time_s, r.events_per_s
             );
         }
     }

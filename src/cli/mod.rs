@@ -4,6 +4,7 @@
 //! (a malformed trace, a bad parameter, a missing file) or a failed write. Every error
 //! names the file, line and field it is about (see [`crate::input`]).
 
+mod algorithms_cmd;
 mod bench_cmd;
 mod demo_cmd;
 mod report_cmd;
@@ -32,6 +33,8 @@ pub enum Command {
     Trace(trace_cmd::TraceCommand),
     /// Simulate one algorithm on one mobility scenario and print its summary.
     Run(run_cmd::RunArgs),
+    /// List the registered algorithms: family, description, parameters and defaults.
+    Algorithms(algorithms_cmd::AlgorithmsArgs),
     /// Run a parameter sweep from an experiment spec (TOML); --dry-run prints the plan.
     Sweep(sweep_cmd::SweepArgs),
     /// Check a results directory against its spec (missing runs: exit 1) and compact it.
@@ -70,6 +73,7 @@ pub fn main() -> ExitCode {
         Command::Demo(args) => demo_cmd::run(args),
         Command::Trace(cmd) => trace_cmd::run(cmd),
         Command::Run(args) => run_cmd::run(args),
+        Command::Algorithms(args) => algorithms_cmd::run(args),
         Command::Sweep(args) => sweep_cmd::run(args),
         Command::Merge(args) => sweep_cmd::merge(args),
         Command::Export(args) => sweep_cmd::export(args),

@@ -1,12 +1,15 @@
 //! `linkrev run`: one simulation, summary as a table or JSON.
 
 use super::Outcome;
+use crate::family::MetricValue;
 use crate::input::InputError;
 use crate::mobility::Trace;
 use crate::mobility::format::read_trace;
 use crate::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist};
 use crate::params;
-use crate::run::{Algorithm, RunSummary, simulate};
+use crate::protocol::{AlgoParams, ParamValue};
+use crate::registry::Algorithm;
+use crate::run::RunSummary;
 use crate::sim::seeds::{self, Purpose};
 use crate::sim::{
     ChangeMode, CsTime, DelayModel, LinkBreak, NetworkConfig, RunConfig, SimTime, WorkloadConfig,
@@ -34,9 +37,12 @@ pub enum ChangesArg {
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("mobility").required(true).args(["trace", "rwp"]))]
 pub struct RunArgs {
-    /// Algorithm to simulate.
-    #[arg(long, value_enum)]
+    /// Algorithm to simulate (`linkrev algorithms` lists them with their parameters).
+    #[arg(long, value_parser = Algorithm::value_parser())]
     pub algo: Algorithm,
+    /// An algorithm parameter, KEY=VALUE (repeatable), e.g. --param k=2.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
     /// Mobility trace (ns-2 setdest or BonnMotion).
     #[arg(long)]
     pub trace: Option<PathBuf>,
@@ -157,7 +163,7 @@ fn run_config(args: &RunArgs, trace: &Trace) -> Result<RunConfig, InputError> {
             format!("must be positive, got {duration}"),
         ));
     }
-    let workload = if args.algo.is_mutual_exclusion() {
+    let workload = if args.algo.family().needs_workload() {
         if !(args.rate.is_finite() && args.rate > 0.0) {
             return Err(InputError::parameter(
                 "rate",
@@ -196,20 +202,72 @@ fn run_config(args: &RunArgs, trace: &Trace) -> Result<RunConfig, InputError> {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
+    let algo_params = algorithm_params(args.algo, &args.params)?;
     let (trace, timeline) = mobility(&args)?;
     let config = run_config(&args, &trace)?;
-    let output = simulate(args.algo, &timeline, config);
+    let output = args.algo.run(&algo_params, &timeline, config);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&output.summary)?);
+        let mut json = serde_json::to_value(&output.summary)?;
+        let params: serde_json::Map<String, serde_json::Value> = algo_params
+            .iter()
+            .map(|(k, v)| Ok((k.to_string(), serde_json::to_value(v)?)))
+            .collect::<serde_json::Result<_>>()?;
+        json["params"] = params.into();
+        println!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        print_summary(&output.summary);
+        print_summary(&output.summary, &algo_params);
     }
     Ok(Outcome::Success)
 }
 
-fn print_summary(s: &RunSummary) {
-    let opt = |v: Option<f64>, unit: &str| v.map_or("n/a".into(), |v| format!("{v:.4}{unit}"));
-    println!("algorithm             {}", s.algorithm);
+/// Checks `--param KEY=VALUE` flags against the algorithm's declared parameters.
+pub fn algorithm_params(algorithm: Algorithm, flags: &[String]) -> Result<AlgoParams, InputError> {
+    let err = |msg: String| InputError::parameter("param", msg);
+    let mut given: Vec<(&str, ParamValue)> = Vec::new();
+    for flag in flags {
+        let (key, value) = flag
+            .split_once('=')
+            .ok_or_else(|| err(format!("expected KEY=VALUE, got `{flag}`")))?;
+        let key = key.trim();
+        let def = algorithm
+            .params()
+            .iter()
+            .find(|d| d.name == key)
+            .ok_or_else(|| {
+                err(if algorithm.params().is_empty() {
+                    format!("unknown parameter `{key}`: {} takes none", algorithm.name())
+                } else {
+                    format!(
+                        "unknown parameter `{key}` of {} (known: {})",
+                        algorithm.name(),
+                        algorithm
+                            .params()
+                            .iter()
+                            .map(|d| d.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                })
+            })?;
+        if given.iter().any(|(k, _)| *k == key) {
+            return Err(err(format!("`{key}` given twice")));
+        }
+        given.push((def.name, def.parse_text(value).map_err(err)?));
+    }
+    AlgoParams::resolve(algorithm.params(), given).map_err(err)
+}
+
+/// The summary as aligned lines: the common fields, the algorithm's parameters, then
+/// each metric its family declares (column name, value, label).
+fn print_summary(s: &RunSummary, params: &AlgoParams) {
+    println!(
+        "algorithm             {} ({})",
+        s.algorithm,
+        s.family.name()
+    );
+    for (name, value) in params.iter() {
+        println!("  {name:<20}{value}");
+    }
     println!("seed                  {}", s.seed);
     println!("nodes / duration      {} / {} s", s.nodes, s.duration_s);
     println!("events                {}", s.events);
@@ -218,31 +276,18 @@ fn print_summary(s: &RunSummary) {
         s.messages, s.messages_lost
     );
     println!("topology changes      {}", s.topology_changes);
-    if s.algorithm == Algorithm::LeMalpani.name() {
-        println!("messages per change   {}", opt(s.msgs_per_change, ""));
-        println!(
-            "convergence mean/p95  {} / {}",
-            opt(s.conv_time_mean, " s"),
-            opt(s.conv_time_p95, " s")
-        );
-        println!("converged fraction    {}", opt(s.converged_fraction, ""));
-        println!("leaderless fraction   {}", opt(s.leaderless_fraction, ""));
-        println!("leader changes        {}", s.leader_changes.unwrap_or(0));
-    } else {
-        println!(
-            "CS requests / entries {} / {}",
-            s.cs_requests.unwrap_or(0),
-            s.cs_entries.unwrap_or(0)
-        );
-        println!("waiting at end        {}", s.cs_waiting_at_end.unwrap_or(0));
-        println!(
-            "wait mean / p95       {} / {}",
-            opt(s.wait_mean, " s"),
-            opt(s.wait_p95, " s")
-        );
-        println!("messages per CS       {}", opt(s.msgs_per_cs, ""));
-        println!("tokens lost           {}", s.tokens_lost);
+    if s.changes_pending_at_end > 0 {
+        println!("changes never applied {}", s.changes_pending_at_end);
     }
+    for (metric, value) in s.metrics.iter() {
+        let value = match value {
+            MetricValue::Real(Some(x)) => format!("{x:.4}"),
+            MetricValue::Real(None) => "n/a".to_string(),
+            MetricValue::Count(c) => c.to_string(),
+        };
+        println!("{:<22}{value:<12}{}", metric.column, metric.label);
+    }
+    println!("tokens lost           {}", s.tokens_lost);
     println!("safety violations     {}", s.safety_violations);
     if let Some(v) = &s.first_violation {
         println!(

@@ -65,8 +65,9 @@
 
 use super::{Ctx, LeaderView, Message, Protocol};
 use crate::NodeId;
+use crate::graph::bfs_forest;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// A reference level `(τ, oid, r)`, ordered lexicographically (the derived order follows
@@ -352,14 +353,14 @@ impl LeaderView for LeMalpani {
 impl Protocol for LeMalpani {
     type Msg = LeMsg;
 
-    const NAME: &'static str = "le-malpani";
+    type Config = ();
 
     /// Per component of the t = 0 graph, the smallest id leads (rule E prefers smaller
     /// leader ids, so no merge later has to undo the choice) with height
     /// `(l, −1, −1, 0, 0, l)`; every other node has `(l, 0, 0, 0, d, id)` with `d` its hop
     /// distance to the leader, so each has an outgoing link towards the leader; every
     /// node knows its neighbours' heights.
-    fn initial_states(neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+    fn initial_states(_config: &(), neighbours: &[Vec<NodeId>]) -> Vec<Self> {
         let n = neighbours.len();
         let adjacent = |i: usize| {
             neighbours[i]
@@ -367,36 +368,23 @@ impl Protocol for LeMalpani {
                 .copied()
                 .filter(move |&j| (j as usize) < n && j as usize != i)
         };
-        let mut heights: Vec<Option<Height>> = vec![None; n];
-        let mut queue = VecDeque::new();
-        for root in 0..n {
-            if heights[root].is_some() {
-                continue;
-            }
-            // Roots are visited in increasing order, so `root` is its component's
-            // smallest id.
-            let lid = root as NodeId;
-            heights[root] = Some(Height::leader(lid));
-            queue.push_back((root, 0i64));
-            while let Some((i, d)) = queue.pop_front() {
-                for j in adjacent(i) {
-                    let slot = &mut heights[j as usize];
-                    if slot.is_none() {
-                        *slot = Some(Height {
-                            lid,
-                            level: RefLevel::ADOPTED,
-                            delta: d + 1,
-                            id: j,
-                        });
-                        queue.push_back((j as usize, d + 1));
+        // Roots after node 0 are taken in increasing order, so each is its
+        // component's smallest id.
+        let forest = bfs_forest(neighbours, 0);
+        let heights: Vec<Height> = (0..n)
+            .map(|i| {
+                let lid = forest.root[i];
+                if lid as usize == i {
+                    Height::leader(lid)
+                } else {
+                    Height {
+                        lid,
+                        level: RefLevel::ADOPTED,
+                        delta: i64::from(forest.depth[i]),
+                        id: i as NodeId,
                     }
                 }
-            }
-        }
-        let heights: Vec<Height> = heights
-            .into_iter()
-            .enumerate()
-            .map(|(i, h)| h.unwrap_or(Height::leader(i as NodeId)))
+            })
             .collect();
         (0..n)
             .map(|i| {

@@ -37,6 +37,7 @@
 
 use super::{AppEvent, Ctx, Message, Protocol, TokenView};
 use crate::NodeId;
+use crate::graph::bfs_forest;
 use std::collections::VecDeque;
 
 /// Raymond's two messages.
@@ -148,11 +149,11 @@ impl Raymond {
 impl Protocol for Raymond {
     type Msg = RaymondMsg;
 
-    const NAME: &'static str = "me-raymond";
+    type Config = ();
 
     /// The token starts at node 0; every other node's `HOLDER` is its parent in
     /// [`bfs_tree`], so `HOLDER` arrows form the logical tree directed at the token.
-    fn initial_states(neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+    fn initial_states(_config: &(), neighbours: &[Vec<NodeId>]) -> Vec<Self> {
         bfs_tree(neighbours)
             .into_iter()
             .enumerate()
@@ -222,38 +223,12 @@ impl TokenView for Raymond {
 /// If a list names a node `>= neighbours.len()` (the adjacency lists are built by the
 /// simulator, so this is a bug, not bad input).
 pub fn bfs_tree(neighbours: &[Vec<NodeId>]) -> Vec<Option<NodeId>> {
-    let n = neighbours.len();
-    let mut parent: Vec<Option<NodeId>> = vec![None; n];
-    let mut seen = vec![false; n];
-    let mut queue = VecDeque::new();
-    let mut sorted = Vec::new();
-    for root in 0..n {
-        if seen[root] {
-            continue;
-        }
-        // Node 0 is the root of everything; every later component hangs under it.
-        if root != 0 {
-            parent[root] = Some(0);
-        }
-        seen[root] = true;
-        queue.push_back(root);
-        while let Some(u) = queue.pop_front() {
-            sorted.clear();
-            sorted.extend_from_slice(&neighbours[u]);
-            sorted.sort_unstable();
-            for &v in &sorted {
-                let vi = v as usize;
-                assert!(
-                    vi < n,
-                    "node {u} lists neighbour {v}, but there are {n} nodes"
-                );
-                if !seen[vi] {
-                    seen[vi] = true;
-                    parent[vi] = Some(u as NodeId);
-                    queue.push_back(vi);
-                }
-            }
-        }
-    }
-    parent
+    let forest = bfs_forest(neighbours, 0);
+    // Node 0 is the root of everything; every later component hangs under it.
+    (0..neighbours.len())
+        .map(|i| match forest.parent[i] {
+            None if i != 0 => Some(0),
+            parent => parent,
+        })
+        .collect()
 }

@@ -117,6 +117,7 @@
 
 use super::{AppEvent, Ctx, Message, Protocol, TokenView};
 use crate::NodeId;
+use crate::graph::bfs_forest;
 use std::collections::VecDeque;
 use std::fmt;
 
@@ -517,11 +518,11 @@ impl Rl {
 impl Protocol for Rl {
     type Msg = RlMsg;
 
-    const NAME: &'static str = "me-rl";
+    type Config = ();
 
     /// A token-oriented DAG towards node 0 on its component; other components oriented
     /// towards their lowest id, above node 0's (module docs, "Initial state").
-    fn initial_states(neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+    fn initial_states(_config: &(), neighbours: &[Vec<NodeId>]) -> Vec<Self> {
         let heights = initial_heights(neighbours);
         heights
             .iter()
@@ -661,33 +662,12 @@ fn node_id(i: usize) -> NodeId {
 /// If a list names a node `>= neighbours.len()` (the lists come from the simulator, so
 /// that is a bug, not bad input).
 fn initial_heights(neighbours: &[Vec<NodeId>]) -> Vec<Height> {
-    let n = neighbours.len();
-    let offset = i64::try_from(n).expect("node count fits i64");
-    let mut heights: Vec<Option<Height>> = vec![None; n];
-    let mut queue = VecDeque::new();
-    for root in 0..n {
-        if heights[root].is_some() {
-            continue;
-        }
-        let base = if root == 0 { 0 } else { offset };
-        heights[root] = Some(Height::new(0, base, node_id(root)));
-        queue.push_back((root, base));
-        while let Some((u, h2)) = queue.pop_front() {
-            for &v in &neighbours[u] {
-                let vi = v as usize;
-                assert!(
-                    vi < n,
-                    "node {u} lists neighbour {v}, but there are {n} nodes"
-                );
-                if heights[vi].is_none() {
-                    heights[vi] = Some(Height::new(0, h2 + 1, v));
-                    queue.push_back((vi, h2 + 1));
-                }
-            }
-        }
-    }
-    heights
-        .into_iter()
-        .map(|h| h.expect("BFS reaches every node"))
+    let offset = i64::try_from(neighbours.len()).expect("node count fits i64");
+    let forest = bfs_forest(neighbours, 0);
+    (0..neighbours.len())
+        .map(|i| {
+            let base = if forest.root[i] == 0 { 0 } else { offset };
+            Height::new(0, base + i64::from(forest.depth[i]), node_id(i))
+        })
         .collect()
 }

@@ -11,11 +11,122 @@
 //!
 //! Observers (safety monitors, metrics) read node state only through the small view
 //! traits [`LeaderView`] and [`TokenView`].
+//!
+//! # Writing a protocol
+//!
+//! A protocol is a per-node state type, a message type and a configuration. Here is a
+//! toy that gossips the largest node id it has heard, each rumour travelling at most
+//! `hops` hops (a parameter, declared with its type, range and default), driven by hand
+//! through the test [`testkit::Harness`]:
+//!
+//! ```
+//! use linkrev::NodeId;
+//! use linkrev::protocol::testkit::Harness;
+//! use linkrev::protocol::{
+//!     AlgoParams, Ctx, Message, ParamDef, ParamDefault, ParamKind, Protocol, ProtocolConfig,
+//! };
+//!
+//! /// Shared by every node of a run.
+//! #[derive(Clone, Debug)]
+//! struct GossipConfig {
+//!     hops: u32,
+//! }
+//!
+//! impl Default for GossipConfig {
+//!     fn default() -> Self {
+//!         Self { hops: 8 }
+//!     }
+//! }
+//!
+//! impl ProtocolConfig for GossipConfig {
+//!     const PARAMS: &'static [ParamDef] = &[ParamDef {
+//!         name: "hops",
+//!         description: "hops a rumour travels",
+//!         kind: ParamKind::Int { min: 1, max: 64 },
+//!         default: ParamDefault::Int(8),
+//!     }];
+//!     fn from_params(params: &AlgoParams) -> Self {
+//!         Self { hops: params.int("hops") as u32 }
+//!     }
+//! }
+//!
+//! #[derive(Clone, Debug)]
+//! struct Rumour {
+//!     max: NodeId,
+//!     ttl: u32,
+//! }
+//!
+//! impl Message for Rumour {
+//!     fn kind(&self) -> &'static str {
+//!         "Rumour"
+//!     }
+//! }
+//!
+//! #[derive(Clone, Debug)]
+//! struct Gossip {
+//!     max: NodeId,
+//!     hops: u32,
+//!     neighbours: Vec<NodeId>,
+//! }
+//!
+//! impl Protocol for Gossip {
+//!     type Msg = Rumour;
+//!     type Config = GossipConfig;
+//!
+//!     fn initial_states(config: &GossipConfig, neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+//!         (0..neighbours.len())
+//!             .map(|i| Gossip {
+//!                 max: i as NodeId,
+//!                 hops: config.hops,
+//!                 neighbours: neighbours[i].clone(),
+//!             })
+//!             .collect()
+//!     }
+//!
+//!     fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<Rumour>) {
+//!         self.neighbours.push(peer);
+//!         ctx.send(peer, Rumour { max: self.max, ttl: self.hops });
+//!     }
+//!
+//!     fn on_link_down(&mut self, peer: NodeId, _ctx: &mut Ctx<Rumour>) {
+//!         self.neighbours.retain(|&n| n != peer);
+//!     }
+//!
+//!     fn on_message(&mut self, _from: NodeId, msg: Rumour, ctx: &mut Ctx<Rumour>) {
+//!         if msg.max > self.max {
+//!             self.max = msg.max;
+//!             for &n in self.neighbours.iter().filter(|_| msg.ttl > 1) {
+//!                 ctx.send(n, Rumour { max: msg.max, ttl: msg.ttl - 1 });
+//!             }
+//!         }
+//!     }
+//! }
+//!
+//! // A path 0-1-2; node 3 joins at its end, and its id reaches everyone.
+//! let mut h = Harness::<Gossip>::configured(&GossipConfig::default(), 4, &[(0, 1), (1, 2)]);
+//! h.link_up(2, 3);
+//! h.deliver_all(100);
+//! assert!(h.nodes.iter().all(|n| n.max == 3));
+//! // With one hop, the rumours stop at their first receivers.
+//! let params = AlgoParams::resolve(GossipConfig::PARAMS, [("hops", 1.into())]).unwrap();
+//! let mut h = Harness::<Gossip>::configured(&GossipConfig::from_params(&params), 4, &[(0, 1), (1, 2)]);
+//! h.link_up(2, 3);
+//! h.deliver_all(100);
+//! assert_eq!(h.nodes.iter().map(|n| n.max).collect::<Vec<_>>(), [0, 1, 3, 3]);
+//! ```
+//!
+//! To simulate it, a protocol also implements its family's view trait ([`LeaderView`]
+//! or [`TokenView`]) and gets one line in [`crate::registry::REGISTRY`], e.g.
+//! `mutual_exclusion::<MyProtocol>("me-mine", "one line on what it is")`; its family's
+//! conformance suite (`tests/conformance.rs`) then runs on it.
 
+pub mod config;
 pub mod le_malpani;
 pub mod me_raymond;
 pub mod me_rl;
 pub mod testkit;
+
+pub use config::{AlgoParams, ParamDef, ParamDefault, ParamKind, ParamValue, ProtocolConfig};
 
 use crate::NodeId;
 use std::fmt::Debug;
@@ -129,13 +240,15 @@ pub trait Message: Clone + Debug {
 pub trait Protocol: Clone + Debug + Sized {
     type Msg: Message;
 
-    /// The name used on the command line and in results (`le-malpani`, `me-rl`, …).
-    const NAME: &'static str;
+    /// What every node of a run shares: the algorithm's parameters (`()` for none). Its
+    /// name, description and family are not here but in the registry
+    /// ([`crate::registry`]), which is the one list of algorithms.
+    type Config: ProtocolConfig;
 
-    /// A legal initial state for every node, from the t = 0 neighbour sets (each sorted):
-    /// a leader-oriented DAG per component, a token-oriented DAG towards node 0, or a BFS
-    /// tree, as the algorithm needs.
-    fn initial_states(neighbours: &[Vec<NodeId>]) -> Vec<Self>;
+    /// A legal initial state for every node, from the configuration and the t = 0
+    /// neighbour sets (each sorted): a leader-oriented DAG per component, a
+    /// token-oriented DAG towards node 0, or a BFS tree, as the algorithm needs.
+    fn initial_states(config: &Self::Config, neighbours: &[Vec<NodeId>]) -> Vec<Self>;
 
     /// A link to `peer` formed. Both endpoints are told.
     fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<Self::Msg>);

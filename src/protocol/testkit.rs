@@ -34,8 +34,14 @@ fn key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
 }
 
 impl<P: Protocol> Harness<P> {
-    /// Nodes in the protocol's legal initial state for the graph `links` on `n` nodes.
+    /// Nodes in the protocol's legal initial state for the graph `links` on `n` nodes,
+    /// with the default configuration.
     pub fn new(n: usize, links: &[(NodeId, NodeId)]) -> Self {
+        Self::configured(&P::Config::default(), n, links)
+    }
+
+    /// As [`Self::new`], with a given configuration.
+    pub fn configured(config: &P::Config, n: usize, links: &[(NodeId, NodeId)]) -> Self {
         let mut neighbours = vec![Vec::new(); n];
         for &(a, b) in links {
             neighbours[a as usize].push(b);
@@ -45,7 +51,7 @@ impl<P: Protocol> Harness<P> {
             list.sort_unstable();
             list.dedup();
         }
-        Self::with_states(P::initial_states(&neighbours), links)
+        Self::with_states(P::initial_states(config, &neighbours), links)
     }
 
     /// Nodes in given states (for the slides' examples, which start mid-run).

@@ -308,7 +308,7 @@ fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
                 return Err(err("b", format!("equals a (`{a}`): nothing to difference")));
             }
             for (field, name) in [("a", &a), ("b", &b)] {
-                if crate::run::Algorithm::parse(name).is_none() {
+                if crate::registry::Algorithm::parse(name).is_none() {
                     return Err(err(field, format!("`{name}` is not an algorithm")));
                 }
             }

@@ -17,8 +17,10 @@
 
 use super::Experiment;
 use super::figspec::{FigureKind, FigureSpec, FilterValue};
+use crate::family::{EventTable, metric_label};
 use crate::input::InputError;
 use crate::plot::{LineChart, LineKind, Point, Series};
+use crate::registry::Algorithm;
 use crate::results::aggregate::{paired_difference, summarize};
 use polars::prelude::*;
 use std::collections::BTreeMap;
@@ -45,7 +47,12 @@ pub struct Figure {
 }
 
 /// Axis label of a known column, with its unit; otherwise the column name itself.
+/// Metrics are labelled as their families declare them, algorithm parameters by their
+/// registry description.
 pub fn column_label(name: &str) -> String {
+    if let Some(label) = metric_label(name) {
+        return label.to_string();
+    }
     let label = match name {
         "rate" => "request rate λ (1/s per node)",
         "speed_max" => "maximum speed (m/s)",
@@ -55,23 +62,16 @@ pub fn column_label(name: &str) -> String {
         "range" => "radio range (m)",
         "duration" => "simulated time (s)",
         "cs_time" => "CS duration",
-        "wait_mean" => "CS waiting time (s)",
-        "wait_p95" => "95th-percentile CS waiting time (s)",
-        "wait_s" => "CS waiting time (s)",
-        "msgs_per_cs" => "messages per CS entry",
-        "conv_time_mean" => "convergence time (s)",
-        "conv_time_p95" => "95th-percentile convergence time (s)",
-        "convergence_time_s" => "convergence time (s)",
-        "msgs_per_change" => "messages per topology change",
-        "converged_fraction" => "fraction of changes converged",
-        "leaderless_fraction" => "fraction of time without a leader",
         "mob_link_change_rate" => "link changes per second",
         "mob_mean_degree" => "mean node degree",
         "mob_mean_link_duration" => "mean link duration (s)",
         "mob_mean_components" => "mean number of components",
         "mob_frac_time_connected" => "fraction of time connected",
         "mob_mean_speed" => "mean node speed (m/s)",
-        _ => name,
+        _ => Algorithm::all()
+            .flat_map(|a| a.params().iter())
+            .find(|p| p.name == name)
+            .map_or(name, |p| p.description),
     };
     label.to_string()
 }
@@ -101,11 +101,11 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
             // The axes and the algorithm too, to refuse pooling over them (see `prepare`).
             needed.extend(experiment.plan.axes.iter().map(|(a, _)| a.as_str()));
             needed.push("algorithm");
-            let columns = experiment.store.columns(table)?;
+            let columns = experiment.store.columns(table.name())?;
             needed.retain(|c| columns.iter().any(|k| k == c) || *c == spec.x);
-            let df = experiment.store.read_columns(table, &needed)?;
+            let df = experiment.store.read_columns(table.name(), &needed)?;
             let df = only_committed(df, &experiment.runs)?;
-            let df = prepare(spec, experiment, table, &df, &[])?;
+            let df = prepare(spec, experiment, table.name(), &df, &[])?;
             (ecdf_panels(spec, &df, table)?, df)
         }
     };
@@ -177,33 +177,32 @@ pub fn incidents_note(used: &DataFrame, runs: &DataFrame) -> anyhow::Result<Opti
     }))
 }
 
-/// Per-event columns an ECDF can show, and their tables.
-const ECDF_COLUMNS: [(&str, &str); 3] = [
-    ("wait_s", "requests"),
-    ("convergence_time_s", "changes"),
-    ("messages", "changes"),
-];
+/// Per-event columns an ECDF can show, with their tables, as the families declare them.
+fn ecdf_columns() -> impl Iterator<Item = (&'static str, EventTable)> {
+    EventTable::ALL
+        .into_iter()
+        .flat_map(|t| t.distribution_columns().iter().map(move |(c, _)| (*c, t)))
+}
 
 /// Which per-event table holds the ECDF's column.
-fn event_table(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<&'static str> {
-    if !ECDF_COLUMNS.iter().any(|(c, _)| *c == spec.x) {
+fn event_table(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<EventTable> {
+    if !ecdf_columns().any(|(c, _)| c == spec.x) {
         return Err(spec
             .error(
                 "x",
                 format!(
                     "`{}` is not a per-event metric: ecdf figures take {}",
                     spec.x,
-                    ECDF_COLUMNS
-                        .iter()
-                        .map(|(c, t)| format!("{c} ({t})"))
+                    ecdf_columns()
+                        .map(|(c, t)| format!("{c} ({})", t.name()))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
             )
             .into());
     }
-    for table in ["requests", "changes"] {
-        if experiment.store.columns(table)?.contains(&spec.x) {
+    for table in EventTable::ALL {
+        if experiment.store.columns(table.name())?.contains(&spec.x) {
             return Ok(table);
         }
     }
@@ -211,9 +210,11 @@ fn event_table(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<&'s
         .error(
             "x",
             format!(
-                "no per-event column `{}` in the requests or changes tables of `{}` (no \
-                 run of that kind is stored)",
-                spec.x, experiment.name
+                "no per-event column `{}` in the {} tables of `{}` (no run of that kind is \
+                 stored)",
+                spec.x,
+                EventTable::ALL.map(EventTable::name).join(" or "),
+                experiment.name
             ),
         )
         .into())
@@ -765,17 +766,8 @@ pub fn ecdf_points(sorted: &[f64], total: usize) -> Vec<Point> {
     out
 }
 
-fn ecdf_panels(spec: &FigureSpec, df: &DataFrame, table: &str) -> anyhow::Result<Vec<Panel>> {
-    let events = if table == "requests" {
-        "requests"
-    } else {
-        "topology changes"
-    };
-    let unfinished = if table == "requests" {
-        "never served"
-    } else {
-        "never converged"
-    };
+fn ecdf_panels(spec: &FigureSpec, df: &DataFrame, table: EventTable) -> anyhow::Result<Vec<Panel>> {
+    let (events, unfinished) = (table.events(), table.unfinished());
     let title = spec
         .title
         .clone()

@@ -8,6 +8,8 @@
 
 use super::Experiment;
 use super::figures::{Figure, column_text};
+use crate::family::EventTable;
+use crate::registry::Algorithm;
 use crate::results::tables::tool_version;
 use polars::prelude::*;
 use std::fmt::Write as _;
@@ -31,8 +33,9 @@ pub fn escape(s: &str) -> String {
 /// Run counts and health per experiment and algorithm, and the runs to look at.
 pub struct Health {
     /// `data/_runs.csv`: experiment, algorithm, planned, stored, safety_violations,
-    /// runs_with_violations, aborted_runs, tokens_lost, requests_unserved_at_end,
-    /// censored_changes.
+    /// runs_with_violations, aborted_runs, tokens_lost, then per event table the events
+    /// a run's end cut off ([`EventTable::unfinished_count`]: requests_unserved_at_end,
+    /// censored_changes).
     pub table: DataFrame,
     pub safety_violations: u64,
     pub aborted_runs: u64,
@@ -54,7 +57,7 @@ fn u64s(df: &DataFrame, column: &str) -> anyhow::Result<Vec<u64>> {
 impl Health {
     pub fn of(experiments: &[Experiment]) -> anyhow::Result<Health> {
         let mut rows: Vec<[String; 2]> = Vec::new();
-        let mut nums: Vec<[u64; 8]> = Vec::new();
+        let mut nums: Vec<Vec<u64>> = Vec::new();
         let mut incidents = Vec::new();
         for e in experiments {
             let algorithm = column_text(&e.runs, "algorithm")?;
@@ -64,12 +67,15 @@ impl Health {
             let first = column_text(&e.runs, "first_violation")?;
             let aborted = column_text(&e.runs, "aborted")?;
             let tokens = u64s(&e.runs, "tokens_lost")?;
-            let unserved = u64s(&e.runs, "cs_waiting_at_end")?;
-            let censored = u64s(&e.runs, "censored_changes")?;
+            let unfinished: Vec<Vec<u64>> = EventTable::ALL
+                .iter()
+                .map(|t| u64s(&e.runs, t.unfinished_count().1))
+                .collect::<anyhow::Result<_>>()?;
             for a in &e.plan.algorithms {
                 let name = a.name();
                 let planned = e.plan.runs.iter().filter(|r| r.algorithm == *a).count() as u64;
-                let mut n = [planned, 0, 0, 0, 0, 0, 0, 0];
+                let mut n = vec![0; 6 + unfinished.len()];
+                n[0] = planned;
                 for i in 0..e.runs.height() {
                     if algorithm[i].as_deref() != Some(name) {
                         continue;
@@ -79,8 +85,9 @@ impl Health {
                     n[3] += u64::from(violations[i] > 0);
                     n[4] += u64::from(aborted[i].is_some());
                     n[5] += tokens[i];
-                    n[6] += unserved[i];
-                    n[7] += censored[i];
+                    for (k, counts) in unfinished.iter().enumerate() {
+                        n[6 + k] += counts[i];
+                    }
                     let mut what = Vec::new();
                     if let Some(v) = &first[i] {
                         what.push(format!("{} safety violations, first: {v}", violations[i]));
@@ -110,27 +117,26 @@ impl Health {
         let col_u = |i: usize, name: &str| {
             Column::new(name.into(), nums.iter().map(|n| n[i]).collect::<Vec<_>>())
         };
-        let table = DataFrame::new(
-            rows.len(),
-            vec![
-                Column::new(
-                    "experiment".into(),
-                    rows.iter().map(|r| r[0].clone()).collect::<Vec<_>>(),
-                ),
-                Column::new(
-                    "algorithm".into(),
-                    rows.iter().map(|r| r[1].clone()).collect::<Vec<_>>(),
-                ),
-                col_u(0, "planned"),
-                col_u(1, "stored"),
-                col_u(2, "safety_violations"),
-                col_u(3, "runs_with_violations"),
-                col_u(4, "aborted_runs"),
-                col_u(5, "tokens_lost"),
-                col_u(6, "requests_unserved_at_end"),
-                col_u(7, "censored_changes"),
-            ],
-        )?;
+        let mut columns = vec![
+            Column::new(
+                "experiment".into(),
+                rows.iter().map(|r| r[0].clone()).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "algorithm".into(),
+                rows.iter().map(|r| r[1].clone()).collect::<Vec<_>>(),
+            ),
+            col_u(0, "planned"),
+            col_u(1, "stored"),
+            col_u(2, "safety_violations"),
+            col_u(3, "runs_with_violations"),
+            col_u(4, "aborted_runs"),
+            col_u(5, "tokens_lost"),
+        ];
+        for (k, t) in EventTable::ALL.iter().enumerate() {
+            columns.push(col_u(6 + k, t.unfinished_count().0));
+        }
+        let table = DataFrame::new(rows.len(), columns)?;
         let sum = |i: usize| nums.iter().map(|n| n[i]).sum::<u64>();
         Ok(Health {
             table,
@@ -262,16 +268,19 @@ pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
         h.tokens_lost,
         h.runs
     );
-    if h.incidents
-        .iter()
-        .any(|(_, key, _)| key.contains("algo=le-malpani"))
-    {
-        out.push_str(
-            "<br>Runs are shown as they happened, never filtered. <code>le-malpani</code> \
-             follows the published rules A–E, which have known counterexamples when the \
-             network partitions and merges (a stale Update revives a lost leader; rule E \
-             can strand a merging node as a sink): see README, Algorithms.",
-        );
+    // Algorithms with known flaws say so next to their incidents (registry caveats).
+    let flagged: Vec<Algorithm> = Algorithm::all()
+        .filter(|a| {
+            let part = format!("/algo={}/", a.name());
+            a.caveat().is_some() && h.incidents.iter().any(|(_, key, _)| key.contains(&part))
+        })
+        .collect();
+    if !flagged.is_empty() {
+        out.push_str("<br>Runs are shown as they happened, never filtered.");
+        for a in flagged {
+            let caveat = a.caveat().unwrap_or_default();
+            let _ = write!(out, " <code>{}</code> {}", escape(a.name()), escape(caveat));
+        }
     }
     if !h.incidents.is_empty() {
         out.push_str(
@@ -300,11 +309,14 @@ pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
     }
     out.push_str("</div>\n<h2 id=\"runs\">Runs</h2>\n");
     table_html(&h.table, &mut out);
-    out.push_str(
-        "<p>requests_unserved_at_end: CS requests still waiting when a run ended (reported, \
-         not dropped); censored_changes: topology changes whose convergence the run's end \
-         cut off.</p>\n",
-    );
+    let notes: Vec<String> = EventTable::ALL
+        .iter()
+        .map(|t| {
+            let (column, _, meaning) = t.unfinished_count();
+            format!("{column}: {meaning}")
+        })
+        .collect();
+    let _ = writeln!(out, "<p>{}.</p>", notes.join("; "));
 
     out.push_str("<h2 id=\"figures\">Figures</h2>\n");
     if input.figures.is_empty() {

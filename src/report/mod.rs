@@ -19,9 +19,11 @@ pub mod figspec;
 pub mod figures;
 mod html;
 
+use crate::family::Family;
 use crate::input::Location;
 use crate::output::write_atomically;
 use crate::plot::{self, FigureSize, IntervalStyle};
+use crate::registry::Algorithm;
 use crate::results::store::Store;
 use crate::sweep::plan::{ParamValue, Plan};
 use crate::sweep::spec_copy;
@@ -334,18 +336,22 @@ fn experiment_of(spec: &FigureSpec, experiments: &[Experiment]) -> anyhow::Resul
     }
 }
 
-/// Figures for results without a figure spec: for each numeric sweep axis, each main
-/// metric of the algorithms present against it, one line per algorithm and combination
-/// of the other axes (never averaged over them); and the paired difference when both
-/// mutual-exclusion algorithms ran.
+/// Figures for results without a figure spec: for each numeric sweep axis, each
+/// headline metric of each family present ([`Family::headline_metrics`]) against it,
+/// one line per algorithm and combination of the other axes that apply to the family
+/// (never averaged over them); and the paired difference of the family's
+/// [`Family::paired_metric`] when exactly two of its algorithms ran.
 pub fn default_figures(experiments: &[Experiment]) -> Vec<FigureSpec> {
     let mut out = Vec::new();
     for e in experiments {
-        let has = |a: &str| e.stored(a) > 0;
-        let families: [(&[&str], &[&str]); 2] = [
-            (&["me-rl", "me-raymond"], &["wait_mean", "msgs_per_cs"]),
-            (&["le-malpani"], &["conv_time_mean", "msgs_per_change"]),
-        ];
+        // Whether any run of `algorithm` carries the parameter `name` (workload and
+        // algorithm parameters apply to some algorithms only).
+        let applies = |name: &str, algorithm: Algorithm| {
+            e.plan
+                .runs
+                .iter()
+                .any(|r| r.algorithm == algorithm && r.params.iter().any(|(n, _)| n == name))
+        };
         for (x, values) in &e.plan.axes {
             if !values
                 .iter()
@@ -353,26 +359,21 @@ pub fn default_figures(experiments: &[Experiment]) -> Vec<FigureSpec> {
             {
                 continue;
             }
-            let others: Vec<String> = e
-                .plan
-                .axes
-                .iter()
-                .map(|(n, _)| n.clone())
-                .filter(|n| n != x)
-                .collect();
-            for (algorithms, metrics) in families {
-                let present: Vec<&str> = algorithms.iter().copied().filter(|a| has(a)).collect();
-                if present.is_empty() {
+            for family in Family::ALL {
+                // In registry order, so a paired figure's sign does not depend on the
+                // order a spec lists its algorithms in.
+                let present: Vec<Algorithm> = Algorithm::all()
+                    .filter(|a| a.family() == family && e.stored(a.name()) > 0)
+                    .collect();
+                if present.is_empty() || !present.iter().any(|&a| applies(x, a)) {
                     continue;
                 }
-                // Workload axes do not apply to leader election.
-                if algorithms == ["le-malpani"] && (x == "rate" || x == "cs_time") {
-                    continue;
-                }
-                let others: Vec<String> = others
+                let others: Vec<String> = e
+                    .plan
+                    .axes
                     .iter()
-                    .filter(|o| algorithms != ["le-malpani"] || (*o != "rate" && *o != "cs_time"))
-                    .cloned()
+                    .map(|(n, _)| n.clone())
+                    .filter(|n| n != x && present.iter().any(|&a| applies(n, a)))
                     .collect();
                 let mut series = vec!["algorithm".to_string()];
                 series.extend(others.iter().cloned());
@@ -380,10 +381,10 @@ pub fn default_figures(experiments: &[Experiment]) -> Vec<FigureSpec> {
                     "algorithm".to_string(),
                     present
                         .iter()
-                        .map(|a| FilterValue::Text(a.to_string()))
+                        .map(|a| FilterValue::Text(a.name().to_string()))
                         .collect(),
                 )];
-                for y in metrics.iter() {
+                for y in family.headline_metrics() {
                     out.push(default_spec(
                         e,
                         format!("{}-{y}-vs-{x}", e.name),
@@ -396,14 +397,14 @@ pub fn default_figures(experiments: &[Experiment]) -> Vec<FigureSpec> {
                         filter.clone(),
                     ));
                 }
-                if present == ["me-rl", "me-raymond"] {
+                if let (Some(y), [a, b]) = (family.paired_metric(), present.as_slice()) {
                     out.push(default_spec(
                         e,
-                        format!("{}-wait_mean-paired-vs-{x}", e.name),
+                        format!("{}-{y}-paired-vs-{x}", e.name),
                         FigureKind::Paired {
-                            y: "wait_mean".into(),
-                            a: "me-rl".into(),
-                            b: "me-raymond".into(),
+                            y: y.to_string(),
+                            a: a.name().to_string(),
+                            b: b.name().to_string(),
                         },
                         x,
                         others.clone(),

@@ -6,6 +6,7 @@
 //! Wall-clock time is deliberately not stored: it differs between machines and thread
 //! counts, and the stored tables must be byte-identical for the same spec.
 
+use crate::family::{Family, MetricKind, MetricValue};
 use crate::run::RunOutput;
 use crate::sweep::plan::{ParamValue, PlannedRun};
 use crate::topology::stats::MobilityStats;
@@ -149,43 +150,30 @@ pub fn runs_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<D
             "topology_changes".into(),
             u(&|r| r.output.summary.topology_changes),
         ),
-        Column::new(
-            "msgs_per_change".into(),
-            s(&|r| r.output.summary.msgs_per_change),
-        ),
-        Column::new(
-            "conv_time_mean".into(),
-            s(&|r| r.output.summary.conv_time_mean),
-        ),
-        Column::new(
-            "conv_time_p95".into(),
-            s(&|r| r.output.summary.conv_time_p95),
-        ),
-        Column::new(
-            "converged_fraction".into(),
-            s(&|r| r.output.summary.converged_fraction),
-        ),
-        Column::new(
-            "censored_changes".into(),
-            ou(&|r| r.output.summary.censored_changes),
-        ),
-        Column::new(
-            "leaderless_fraction".into(),
-            s(&|r| r.output.summary.leaderless_fraction),
-        ),
-        Column::new(
-            "leader_changes".into(),
-            ou(&|r| r.output.summary.leader_changes),
-        ),
-        Column::new("cs_requests".into(), ou(&|r| r.output.summary.cs_requests)),
-        Column::new("cs_entries".into(), ou(&|r| r.output.summary.cs_entries)),
-        Column::new(
-            "cs_waiting_at_end".into(),
-            ou(&|r| r.output.summary.cs_waiting_at_end),
-        ),
-        Column::new("wait_mean".into(), s(&|r| r.output.summary.wait_mean)),
-        Column::new("wait_p95".into(), s(&|r| r.output.summary.wait_p95)),
-        Column::new("msgs_per_cs".into(), s(&|r| r.output.summary.msgs_per_cs)),
+    ]);
+    // Every family's metrics, null in runs of other families: one schema for every sweep.
+    for family in Family::ALL {
+        for metric in family.metrics() {
+            let value = |r: &RunRecord| r.output.summary.metrics.get(metric.column);
+            columns.push(match metric.kind {
+                MetricKind::Real => Column::new(
+                    metric.column.into(),
+                    s(&|r| match value(r) {
+                        Some(MetricValue::Real(x)) => x,
+                        _ => None,
+                    }),
+                ),
+                MetricKind::Count => Column::new(
+                    metric.column.into(),
+                    ou(&|r| match value(r) {
+                        Some(MetricValue::Count(c)) => Some(c),
+                        _ => None,
+                    }),
+                ),
+            });
+        }
+    }
+    columns.extend([
         Column::new(
             "safety_violations".into(),
             u(&|r| r.output.summary.safety_violations),

@@ -33,6 +33,7 @@ use super::queue::EventQueue;
 use super::seeds::{self, Purpose};
 use super::time::{Duration, SimTime};
 use crate::NodeId;
+use crate::graph::{UNREACHED, breadth_first};
 use crate::protocol::{AppEvent, Ctx, Effect, Message, Protocol};
 use crate::topology::components::ComponentTracker;
 use crate::topology::events::{LinkChange, LinkTimeline};
@@ -250,11 +251,17 @@ pub struct Simulation<'t, P: Protocol> {
 }
 
 impl<'t, P: Protocol> Simulation<'t, P> {
-    /// Sets up nodes in `P`'s legal initial state for the timeline's t = 0 graph.
+    /// Sets up nodes in `P`'s legal initial state for the timeline's t = 0 graph, with
+    /// `P`'s default configuration.
     pub fn new(timeline: &'t LinkTimeline, config: RunConfig) -> Self {
+        Self::configured(timeline, config, &P::Config::default())
+    }
+
+    /// As [`Self::new`], with the protocol configured by `protocol`.
+    pub fn configured(timeline: &'t LinkTimeline, config: RunConfig, protocol: &P::Config) -> Self {
         let n = timeline.node_count;
         let neighbours = timeline.initial_neighbours();
-        let nodes = P::initial_states(&neighbours);
+        let nodes = P::initial_states(protocol, &neighbours);
         let mut graph = ComponentTracker::new(n);
         for (a, b) in timeline.initial_links() {
             graph.add_edge(a, b);
@@ -686,20 +693,9 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             return None;
         }
         let dist = &mut self.scratch_dist;
-        dist.fill(u32::MAX);
-        dist[dest as usize] = 0;
-        let mut frontier = VecDeque::from([dest]);
-        while let Some(v) = frontier.pop_front() {
-            if v == from {
-                break;
-            }
-            for &w in self.graph.neighbours(v) {
-                if dist[w as usize] == u32::MAX {
-                    dist[w as usize] = dist[v as usize] + 1;
-                    frontier.push_back(w);
-                }
-            }
-        }
+        dist.fill(UNREACHED);
+        let graph = &self.graph;
+        breadth_first(|v| graph.neighbours(v), dest, Some(from), dist, |_, _| {});
         let target = dist[from as usize].checked_sub(1)?;
         self.graph
             .neighbours(from)

@@ -12,7 +12,6 @@ use crate::mobility::format::read_trace;
 use crate::mobility::rwp;
 use crate::results::store::Store;
 use crate::results::tables::{RunRecord, param_schema};
-use crate::run::simulate;
 use crate::sim::SimTime;
 use crate::topology::events::link_timeline;
 use crate::topology::stats::mobility_stats;
@@ -119,7 +118,7 @@ pub fn run_one(
     let mobility = mobility_stats(&trace, &timeline);
     let mut config = run.config;
     config.duration = SimTime::from_secs_f64(run.duration.unwrap_or(trace.duration));
-    let output = simulate(run.algorithm, &timeline, config);
+    let output = run.algorithm.run(&run.algo_params, &timeline, config);
     Ok(RunRecord {
         experiment: experiment.to_string(),
         run: run.clone(),

@@ -7,32 +7,11 @@
 //! stream seed and request process (common random numbers: paired comparisons).
 
 use crate::mobility::rwp::RwpParams;
-use crate::run::Algorithm;
+use crate::protocol::AlgoParams;
+pub use crate::protocol::ParamValue;
+use crate::registry::Algorithm;
 use crate::sim::RunConfig;
-use serde::Serialize;
-use std::fmt;
 use std::path::PathBuf;
-
-/// The value of one parameter in one run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum ParamValue {
-    Int(i64),
-    Float(f64),
-    Text(String),
-}
-
-impl fmt::Display for ParamValue {
-    /// Canonical text used in run keys: integers plainly, floats in Rust's shortest
-    /// round-trip form, text as is.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ParamValue::Int(v) => write!(f, "{v}"),
-            ParamValue::Float(v) => write!(f, "{v:?}"),
-            ParamValue::Text(v) => write!(f, "{v}"),
-        }
-    }
-}
 
 /// Where a run's mobility comes from.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,8 +38,11 @@ pub struct PlannedRun {
     /// parameter (fixed ones too), e.g. `me-load/area=1500x300/…/speed_max=20.0/rep=3`.
     /// Kept so that stored results can be matched against the exact parameters.
     pub seed_text: String,
-    /// Every parameter value, sorted by name (the algorithm and replication excluded).
+    /// Every parameter value, sorted by name (the algorithm and replication excluded),
+    /// the algorithm's own parameters included.
     pub params: Vec<(String, ParamValue)>,
+    /// The algorithm's parameters, checked and complete (also in `params`).
+    pub algo_params: AlgoParams,
     pub mobility: MobilitySource,
     /// Radio range, metres.
     pub range: f64,

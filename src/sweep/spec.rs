@@ -27,9 +27,12 @@
 //! changes = "overlap"           # or "serialize"
 //! detection_delay = "0ms"
 //!
-//! [workload]                    # required iff an algorithm is me-*
+//! [workload]                    # required iff an algorithm's family needs one
 //! rate = [0.01, 0.02, 0.05]     # required in [workload]
 //! cs_time = 0.1                 # or "exp:0.1"
+//!
+//! [params.me-krl]               # optional: an algorithm's parameters (`linkrev algorithms`)
+//! k = [1, 2, 4]                 # a list is an axis, as everywhere
 //! ```
 //!
 //! # Decisions
@@ -56,14 +59,22 @@
 //! - **Cross-key checks run for every combination** of the mobility axes (vmin ≤ vmax, a
 //!   stationary start needs vmin > 0, the generator's size limit), naming the
 //!   combination, so a sweep never fails half-way on a bad corner of its grid.
-//! - **Workload parameters apply to mutual exclusion only.** Leader-election runs do not
-//!   carry `rate` or `cs_time`, and are not repeated along their axes.
+//! - **Workload parameters apply to families that need a workload only** (mutual
+//!   exclusion). Leader-election runs do not carry `rate` or `cs_time`, and are not
+//!   repeated along their axes.
+//! - **Algorithm parameters** (`[params.NAME]`, checked against the registry) apply to
+//!   that algorithm's runs only; omitted ones take the registry's defaults. They are in
+//!   the run key when swept and in the tables always, but not in the seed text, which
+//!   leaves out the algorithm: every algorithm of a point still sees the same trace,
+//!   delays and requests. Algorithms declaring a parameter of the same name share its
+//!   axis (one column, one key part).
 
 use super::plan::{MobilitySource, ParamValue, Plan, PlannedRun};
 use crate::input::{InputError, Location};
 use crate::mobility::rwp::{PauseDist, RwpParams, SpeedDist};
 use crate::params;
-use crate::run::Algorithm;
+use crate::protocol::AlgoParams;
+use crate::registry::Algorithm;
 use crate::sim::seeds::{self, Purpose};
 use crate::sim::{DelayModel, Duration, NetworkConfig, RunConfig, SimTime, WorkloadConfig};
 use std::path::{Path, PathBuf};
@@ -79,8 +90,21 @@ pub const MAX_RUNS: u64 = 2_000_000;
 pub enum Scope {
     /// Every run.
     All,
-    /// Mutual-exclusion runs only (the workload).
-    MutualExclusion,
+    /// Runs of families that need a workload (`[workload]`).
+    Workload,
+    /// Runs of this algorithm only (`[params.NAME]`, or its defaults).
+    Algorithm(Algorithm),
+}
+
+impl Scope {
+    /// Whether a parameter of this scope applies to runs of `algorithm`.
+    pub fn applies_to(self, algorithm: Algorithm) -> bool {
+        match self {
+            Scope::All => true,
+            Scope::Workload => algorithm.family().needs_workload(),
+            Scope::Algorithm(a) => a == algorithm,
+        }
+    }
 }
 
 /// One parameter of a spec with its values, validated and canonicalised.
@@ -226,6 +250,7 @@ const TOP_KEYS: &[&str] = &[
     "mobility",
     "network",
     "workload",
+    "params",
 ];
 
 const RWP_FIELDS: &[Field] = &[
@@ -351,21 +376,27 @@ impl Parser<'_> {
             Some(Value::Table(t)) => self.section(t, "network", NETWORK_FIELDS, &mut params)?,
             Some(other) => return Err(self.wrong_type("network", "a table [network]", other)),
         }
-        let needs_workload = algorithms.iter().any(|a| a.is_mutual_exclusion());
+        let needs_workload = algorithms.iter().any(|a| a.family().needs_workload());
         match (table.get("workload"), needs_workload) {
             (None, false) => {}
             (None, true) => {
                 return Err(self.err(
                     "workload",
-                    "missing required section [workload] (with `rate`): mutual-exclusion \
-                     algorithms need a request workload",
+                    format!(
+                        "missing required section [workload] (with `rate`): {} algorithms \
+                         need a request workload",
+                        workload_families()
+                    ),
                 ));
             }
             (Some(Value::Table(_)), false) => {
                 return Err(self.err(
                     "workload",
-                    "no algorithm of this spec uses a workload (only me-* algorithms do); \
-                     remove [workload]",
+                    format!(
+                        "no algorithm of this spec uses a workload (only {} algorithms do); \
+                         remove [workload]",
+                        workload_families()
+                    ),
                 ));
             }
             (Some(Value::Table(t)), true) => {
@@ -375,12 +406,17 @@ impl Parser<'_> {
                 let start = params.len();
                 self.section(t, "workload", WORKLOAD_FIELDS, &mut params)?;
                 for p in &mut params[start..] {
-                    p.scope = Scope::MutualExclusion;
+                    p.scope = Scope::Workload;
                 }
             }
             (Some(other), _) => {
                 return Err(self.wrong_type("workload", "a table [workload]", other));
             }
+        }
+        match table.get("params") {
+            None => self.algorithm_params(&Table::new(), &algorithms, &mut params)?,
+            Some(Value::Table(t)) => self.algorithm_params(t, &algorithms, &mut params)?,
+            Some(other) => return Err(self.wrong_type("params", "a table [params.NAME]", other)),
         }
         params.sort_by_key(|p| p.name);
         Ok(Spec {
@@ -422,7 +458,7 @@ impl Parser<'_> {
     }
 
     fn algorithms(&self, value: &Value) -> Result<Vec<Algorithm>, InputError> {
-        let names = Algorithm::ALL.map(Algorithm::name);
+        let names = Algorithm::names();
         let items: Vec<(String, &Value)> = match value {
             Value::Array(a) if a.is_empty() => {
                 return Err(self.err("algorithms", "empty list: give at least one algorithm"));
@@ -461,6 +497,98 @@ impl Parser<'_> {
             out.push(algo);
         }
         Ok(out)
+    }
+
+    /// `[params.NAME]`: each algorithm's parameters, checked against the registry. An
+    /// algorithm of the spec without a section, or a parameter left out, runs at the
+    /// defaults (fixed values, kept in the tables like every other parameter).
+    fn algorithm_params(
+        &self,
+        table: &Table,
+        algorithms: &[Algorithm],
+        params: &mut Vec<SpecParam>,
+    ) -> Result<(), InputError> {
+        for (name, section) in table {
+            let path = format!("params.{name}");
+            let Some(algorithm) = Algorithm::parse(name) else {
+                let hint = closest(name, &Algorithm::names())
+                    .map(|k| format!("; did you mean `{k}`?"))
+                    .unwrap_or_default();
+                return Err(self.err(&path, format!("unknown algorithm `{name}`{hint}")));
+            };
+            if !algorithms.contains(&algorithm) {
+                return Err(self.err(
+                    &path,
+                    format!("`{name}` is not in `algorithms`: add it there or remove [{path}]"),
+                ));
+            }
+            let Value::Table(section) = section else {
+                return Err(self.wrong_type(&path, &format!("a table [{path}]"), section));
+            };
+            if algorithm.params().is_empty() && !section.is_empty() {
+                let key = section.keys().next().expect("not empty");
+                return Err(self.err(
+                    &format!("{path}.{key}"),
+                    format!("unknown parameter: {name} takes no parameters"),
+                ));
+            }
+            let known: Vec<&str> = algorithm.params().iter().map(|d| d.name).collect();
+            self.unknown_keys(section, &format!("{path}."), &known)?;
+        }
+        for &algorithm in algorithms {
+            let section = match table.get(algorithm.name()) {
+                Some(Value::Table(t)) => Some(t),
+                _ => None,
+            };
+            for def in algorithm.params() {
+                let path = format!("params.{}.{}", algorithm.name(), def.name);
+                let check = |at: &str, v: &Value| -> Result<ParamValue, InputError> {
+                    let value = match v {
+                        Value::Integer(i) => ParamValue::Int(*i),
+                        Value::Float(x) => ParamValue::Float(*x),
+                        Value::String(s) => ParamValue::Text(s.trim().to_string()),
+                        other => return Err(self.wrong_type(at, &def.kind_text(), other)),
+                    };
+                    def.check(value).map_err(|e| self.err(at, e))
+                };
+                let (values, is_axis) = match section.and_then(|t| t.get(def.name)) {
+                    None => (vec![def.default_value()], false),
+                    Some(Value::Array(items)) => {
+                        if items.is_empty() {
+                            return Err(self.err(
+                                &path,
+                                "empty list: give at least one value (a list is a sweep axis)",
+                            ));
+                        }
+                        let mut values: Vec<ParamValue> = Vec::with_capacity(items.len());
+                        for (i, item) in items.iter().enumerate() {
+                            let at = format!("{path}[{i}]");
+                            let v = check(&at, item)?;
+                            if let Some(j) = values.iter().position(|w| *w == v) {
+                                return Err(self.err(
+                                    &at,
+                                    format!(
+                                        "duplicate value {v} in the list (same as {path}[{j}]); \
+                                         each axis value must be distinct"
+                                    ),
+                                ));
+                            }
+                            values.push(v);
+                        }
+                        (values, true)
+                    }
+                    Some(item) => (vec![check(&path, item)?], false),
+                };
+                params.push(SpecParam {
+                    name: def.name,
+                    path,
+                    values,
+                    is_axis,
+                    scope: Scope::Algorithm(algorithm),
+                });
+            }
+        }
+        Ok(())
     }
 
     fn mobility(
@@ -632,6 +760,16 @@ impl Parser<'_> {
     }
 }
 
+/// The families whose algorithms need a workload, for errors (`mutual-exclusion`).
+fn workload_families() -> String {
+    crate::family::Family::ALL
+        .iter()
+        .filter(|f| f.needs_workload())
+        .map(|f| f.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A short description of a value's type, for "wrong type" errors.
 fn describe(v: &Value) -> String {
     match v {
@@ -784,8 +922,7 @@ pub fn expand(spec: &Spec) -> Result<Plan, InputError> {
                 }
             }
             for &algorithm in &spec.algorithms {
-                let applies =
-                    |p: &SpecParam| p.scope == Scope::All || algorithm.is_mutual_exclusion();
+                let applies = |p: &SpecParam| p.scope.applies_to(algorithm);
                 // A run not using an axis is made once, at that axis's first value.
                 let skip = spec
                     .params
@@ -806,7 +943,11 @@ pub fn expand(spec: &Spec) -> Result<Plan, InputError> {
                     if p.is_axis {
                         key.push_str(&format!("/{}={}", p.name, key_text(v)));
                     }
-                    seed_text.push_str(&format!("/{}={}", p.name, key_text(v)));
+                    // The algorithm's own parameters stay out of the seed, as the
+                    // algorithm does: all algorithms of a point see the same draws.
+                    if !matches!(p.scope, Scope::Algorithm(_)) {
+                        seed_text.push_str(&format!("/{}={}", p.name, key_text(v)));
+                    }
                     params.push((p.name.to_string(), v.clone()));
                 }
                 key.push_str(&format!("/rep={rep}"));
@@ -825,13 +966,24 @@ pub fn expand(spec: &Spec) -> Result<Plan, InputError> {
             }
         }
     }
+    // Algorithms sharing a parameter name share its axis (one column, one key part).
+    let mut merged_axes: Vec<(String, Vec<ParamValue>)> = Vec::new();
+    for a in &axes {
+        match merged_axes.iter_mut().find(|(n, _)| n == a.name) {
+            Some((_, values)) => {
+                for v in &a.values {
+                    if !values.contains(v) {
+                        values.push(v.clone());
+                    }
+                }
+            }
+            None => merged_axes.push((a.name.to_string(), a.values.clone())),
+        }
+    }
     Ok(Plan {
         experiment: spec.name.clone(),
         spec_path: spec.path.clone(),
-        axes: axes
-            .iter()
-            .map(|a| (a.name.to_string(), a.values.clone()))
-            .collect(),
+        axes: merged_axes,
         replications: spec.replications,
         algorithms: spec.algorithms.clone(),
         runs,
@@ -840,16 +992,16 @@ pub fn expand(spec: &Spec) -> Result<Plan, InputError> {
 
 /// The number of runs [`expand`] makes, without making them.
 pub fn estimated_runs(spec: &Spec) -> u64 {
-    let product = |me: bool| -> u64 {
+    let product = |algorithm: Algorithm| -> u64 {
         spec.params
             .iter()
-            .filter(|p| p.is_axis && (me || p.scope == Scope::All))
+            .filter(|p| p.is_axis && p.scope.applies_to(algorithm))
             .map(|p| p.values.len() as u64)
             .fold(1u64, u64::saturating_mul)
     };
     spec.algorithms
         .iter()
-        .map(|a| product(a.is_mutual_exclusion()))
+        .map(|&a| product(a))
         .fold(0u64, u64::saturating_add)
         .saturating_mul(u64::from(spec.replications))
 }
@@ -921,7 +1073,15 @@ fn planned_run(
             (MobilitySource::Rwp(rwp), Some(rwp.duration))
         }
     };
-    let workload = algorithm.is_mutual_exclusion().then(|| WorkloadConfig {
+    let algo_params = AlgoParams::resolve(
+        algorithm.params(),
+        algorithm
+            .params()
+            .iter()
+            .filter_map(|d| get(&params, d.name).map(|v| (d.name, v.clone()))),
+    )
+    .expect("validated algorithm parameters");
+    let workload = algorithm.family().needs_workload().then(|| WorkloadConfig {
         rate: float(get(&params, "rate")),
         cs_time: params::parse_cs_time(&get(&params, "cs_time").expect("validated").to_string())
             .expect("validated CS time"),
@@ -950,6 +1110,7 @@ fn planned_run(
         seed,
         range: float(get(&params, "range")),
         params,
+        algo_params,
         mobility,
         config,
         duration,
@@ -1046,6 +1207,27 @@ fn check_combinations(spec: &Spec) -> Result<(), InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn algorithm_parameters_do_not_shadow_spec_keys() {
+        let spec_keys: Vec<&str> = [RWP_FIELDS, TRACE_FIELDS, NETWORK_FIELDS, WORKLOAD_FIELDS]
+            .iter()
+            .flat_map(|fields| fields.iter().map(|f| f.key))
+            .chain(TOP_KEYS.iter().copied())
+            .chain(["trace", "algo", "rep", "run_index", "run_key", "experiment"])
+            .chain(["algorithm", "replication", "seed", "tool_version"])
+            .collect();
+        for a in Algorithm::all() {
+            for p in a.params() {
+                assert!(
+                    !spec_keys.contains(&p.name),
+                    "{}: parameter `{}` is a spec key",
+                    a.name(),
+                    p.name
+                );
+            }
+        }
+    }
 
     #[test]
     fn fnv1a_matches_the_reference_vectors() {

@@ -1,0 +1,64 @@
+//! Leader election: the metrics it declares and how a run is watched and summarised.
+//!
+//! The definitions (convergence, censoring, leaderless node-time, legality) are in the
+//! docs of [`crate::observe::le`], whose monitor watches every run through the
+//! [`LeaderView`] trait.
+
+use super::{Family, FamilyMetrics, Metric, MetricValue, count, real};
+use crate::observe::le::LeMonitor;
+use crate::protocol::{AlgoParams, LeaderView, Protocol, ProtocolConfig};
+use crate::run::{RunOutput, base_summary, mean, quantile, ratio};
+use crate::sim::{RunConfig, Simulation};
+use crate::topology::events::LinkTimeline;
+
+/// The per-run metrics, in column order.
+pub const METRICS: &[Metric] = &[
+    real("msgs_per_change", "messages per topology change"),
+    real("conv_time_mean", "convergence time (s)"),
+    real("conv_time_p95", "95th-percentile convergence time (s)"),
+    real("converged_fraction", "fraction of changes converged"),
+    count("censored_changes", "censored topology changes"),
+    real("leaderless_fraction", "fraction of time without a leader"),
+    count("leader_changes", "leader changes"),
+];
+
+/// Runs a leader-election protocol, configured by `params`, with its monitor.
+pub fn run<P: Protocol + LeaderView>(
+    params: &AlgoParams,
+    timeline: &LinkTimeline,
+    config: RunConfig,
+) -> RunOutput {
+    let mut sim = Simulation::<P>::configured(timeline, config, &P::Config::from_params(params));
+    let mut monitor = LeMonitor::new();
+    sim.run(&mut monitor);
+    let counters = sim.counters();
+    let n = sim.nodes().len();
+    let records = &monitor.records;
+    let mut times: Vec<f64> = records
+        .iter()
+        .filter_map(|r| r.convergence_time_s)
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let converged = records.iter().filter(|r| r.converged).count() as u64;
+    let metrics = FamilyMetrics::new(
+        Family::LeaderElection,
+        vec![
+            MetricValue::Real(ratio(counters.messages, counters.topology_changes)),
+            MetricValue::Real(mean(&times)),
+            MetricValue::Real(quantile(&times, 0.95)),
+            MetricValue::Real(ratio(converged, records.len() as u64)),
+            MetricValue::Count(records.iter().filter(|r| r.censored).count() as u64),
+            MetricValue::Real(Some(
+                monitor.leaderless_node_time
+                    / (n as f64 * config.duration.as_secs_f64()).max(f64::MIN_POSITIVE),
+            )),
+            MetricValue::Count(monitor.leader_changes),
+        ],
+    );
+    let summary = base_summary(&config, n, counters, &monitor.safety, metrics);
+    RunOutput {
+        summary,
+        changes: monitor.records,
+        requests: Vec::new(),
+    }
+}

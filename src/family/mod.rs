@@ -1,0 +1,345 @@
+//! Problem families: what an algorithm solves, and so how it is run, watched and
+//! measured.
+//!
+//! A family owns its view trait (what its monitors read from a node:
+//! [`LeaderView`](crate::protocol::LeaderView), [`TokenView`](crate::protocol::TokenView)),
+//! its monitors (in [`crate::observe`]), whether its runs need a CS workload, and the
+//! metrics it declares: one [`Metric`] per column of the `runs` table (name, label with
+//! unit) and one [`EventTable`] of per-event rows. Everything downstream — the tables,
+//! `linkrev run`'s printout, figure labels, the report's default figures and its health
+//! table — loops over these declarations, so a new family is one module here and a
+//! variant of Family [`Family`] that the compiler then asks about wherever it matters.
+//!
+//! - [`leader_election`]: one leader per component (Malpani, Welch and Vaidya's
+//!   problem).
+//! - [`mutual_exclusion`]: a token that grants the critical section (RL, Raymond).
+
+pub mod leader_election;
+pub mod mutual_exclusion;
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+
+/// A problem with its own correctness notion and metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// Elect one leader per connected component and keep it through topology changes.
+    LeaderElection,
+    /// Grant the critical section to one node at a time, on request.
+    MutualExclusion,
+}
+
+/// Whether a metric is a real number or a count (its column's type).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetricKind {
+    /// `f64`, null when undefined (a mean over no events).
+    Real,
+    /// `u64`.
+    Count,
+}
+
+/// One per-run metric a family declares: a column of the `runs` table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Metric {
+    /// Column name (`wait_mean`).
+    pub column: &'static str,
+    /// Axis label with its unit (`CS waiting time (s)`).
+    pub label: &'static str,
+    /// Column type.
+    pub kind: MetricKind,
+}
+
+const fn real(column: &'static str, label: &'static str) -> Metric {
+    Metric {
+        column,
+        label,
+        kind: MetricKind::Real,
+    }
+}
+
+const fn count(column: &'static str, label: &'static str) -> Metric {
+    Metric {
+        column,
+        label,
+        kind: MetricKind::Count,
+    }
+}
+
+/// A per-event table: one row per event a family measures (a CS request, a topology
+/// change), so figures can show distributions, not only per-run means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventTable {
+    /// Mutual exclusion: one row per CS request.
+    Requests,
+    /// Leader election: one row per topology change.
+    Changes,
+}
+
+impl EventTable {
+    /// Every per-event table, in the order they are searched and listed.
+    pub const ALL: [EventTable; 2] = [EventTable::Requests, EventTable::Changes];
+
+    /// The table's name in the store (`requests`).
+    pub fn name(self) -> &'static str {
+        match self {
+            EventTable::Requests => "requests",
+            EventTable::Changes => "changes",
+        }
+    }
+
+    /// What one row is, in the plural (`topology changes`), for captions.
+    pub fn events(self) -> &'static str {
+        match self {
+            EventTable::Requests => "requests",
+            EventTable::Changes => "topology changes",
+        }
+    }
+
+    /// What an event that never finished did (`never served`), for captions.
+    pub fn unfinished(self) -> &'static str {
+        match self {
+            EventTable::Requests => "never served",
+            EventTable::Changes => "never converged",
+        }
+    }
+
+    /// The per-event columns an empirical CDF can show, with their labels.
+    pub fn distribution_columns(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            EventTable::Requests => &[("wait_s", "CS waiting time (s)")],
+            EventTable::Changes => &[
+                ("convergence_time_s", "convergence time (s)"),
+                ("messages", "messages"),
+            ],
+        }
+    }
+
+    /// The report's health column for events cut off by a run's end: (health column,
+    /// the `runs` column it sums, what it means).
+    pub fn unfinished_count(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            EventTable::Requests => (
+                "requests_unserved_at_end",
+                "cs_waiting_at_end",
+                "CS requests still waiting when a run ended (reported, not dropped)",
+            ),
+            EventTable::Changes => (
+                "censored_changes",
+                "censored_changes",
+                "topology changes whose convergence the run's end cut off",
+            ),
+        }
+    }
+}
+
+impl Family {
+    /// Every family. The order is the order of their metric columns in the `runs`
+    /// table, which every sweep writes whole (null where a metric does not apply), so
+    /// the tables of different studies have one schema.
+    pub const ALL: [Family; 2] = [Family::LeaderElection, Family::MutualExclusion];
+
+    /// The family's name in listings (`leader-election`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::LeaderElection => "leader-election",
+            Family::MutualExclusion => "mutual-exclusion",
+        }
+    }
+
+    /// Whether runs need a CS workload (`[workload]` in specs, `--rate`/`--cs-time`).
+    pub fn needs_workload(self) -> bool {
+        match self {
+            Family::LeaderElection => false,
+            Family::MutualExclusion => true,
+        }
+    }
+
+    /// The per-run metrics, in column order.
+    pub fn metrics(self) -> &'static [Metric] {
+        match self {
+            Family::LeaderElection => leader_election::METRICS,
+            Family::MutualExclusion => mutual_exclusion::METRICS,
+        }
+    }
+
+    /// The per-event table the family fills.
+    pub fn event_table(self) -> EventTable {
+        match self {
+            Family::LeaderElection => EventTable::Changes,
+            Family::MutualExclusion => EventTable::Requests,
+        }
+    }
+
+    /// The metrics a report draws by default against each numeric sweep axis.
+    pub fn headline_metrics(self) -> &'static [&'static str] {
+        match self {
+            Family::LeaderElection => &["conv_time_mean", "msgs_per_change"],
+            Family::MutualExclusion => &["wait_mean", "msgs_per_cs"],
+        }
+    }
+
+    /// The metric a report compares pairwise by default (mean per-replication
+    /// difference) when exactly two algorithms of the family ran.
+    pub fn paired_metric(self) -> Option<&'static str> {
+        match self {
+            Family::LeaderElection => None,
+            Family::MutualExclusion => Some("wait_mean"),
+        }
+    }
+
+    /// The family's metric named `column`, if it declares one.
+    pub fn metric(self, column: &str) -> Option<&'static Metric> {
+        self.metrics().iter().find(|m| m.column == column)
+    }
+}
+
+/// The label of any family's metric `column`, or of a per-event column.
+pub fn metric_label(column: &str) -> Option<&'static str> {
+    Family::ALL
+        .iter()
+        .find_map(|f| f.metric(column))
+        .map(|m| m.label)
+        .or_else(|| {
+            EventTable::ALL.iter().find_map(|t| {
+                t.distribution_columns()
+                    .iter()
+                    .find(|(c, _)| *c == column)
+                    .map(|(_, l)| *l)
+            })
+        })
+}
+
+/// One metric's value in one run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MetricValue {
+    /// A [`MetricKind::Real`] metric; `None` when undefined (no event to average).
+    Real(Option<f64>),
+    /// A [`MetricKind::Count`] metric.
+    Count(u64),
+}
+
+/// The values of a family's declared metrics in one run, in declaration order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FamilyMetrics {
+    family: Family,
+    values: Vec<MetricValue>,
+}
+
+impl FamilyMetrics {
+    /// Values for `family`'s metrics, in [`Family::metrics`] order.
+    ///
+    /// # Panics
+    /// If the values do not match the declarations in number and kind: a family module
+    /// computing other metrics than it declares is a programming error.
+    pub fn new(family: Family, values: Vec<MetricValue>) -> Self {
+        let declared = family.metrics();
+        assert_eq!(
+            declared.len(),
+            values.len(),
+            "{} declares {} metrics",
+            family.name(),
+            declared.len()
+        );
+        for (m, v) in declared.iter().zip(&values) {
+            let kind = match v {
+                MetricValue::Real(_) => MetricKind::Real,
+                MetricValue::Count(_) => MetricKind::Count,
+            };
+            assert_eq!(m.kind, kind, "metric {} has the wrong kind", m.column);
+        }
+        Self { family, values }
+    }
+
+    /// The family these metrics belong to.
+    pub fn family(&self) -> Family {
+        self.family
+    }
+
+    /// Each declared metric with its value.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static Metric, MetricValue)> + '_ {
+        self.family
+            .metrics()
+            .iter()
+            .zip(self.values.iter().copied())
+    }
+
+    /// The value of `column`, if the family declares it.
+    pub fn get(&self, column: &str) -> Option<MetricValue> {
+        self.iter()
+            .find(|(m, _)| m.column == column)
+            .map(|(_, v)| v)
+    }
+
+    /// The real metric `column` (`None` if undefined or not declared).
+    pub fn real(&self, column: &str) -> Option<f64> {
+        match self.get(column) {
+            Some(MetricValue::Real(v)) => v,
+            Some(MetricValue::Count(c)) => Some(c as f64),
+            None => None,
+        }
+    }
+
+    /// The count metric `column` (`None` if not declared).
+    pub fn count(&self, column: &str) -> Option<u64> {
+        match self.get(column) {
+            Some(MetricValue::Count(c)) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// As a map from column name to value (flattened into `linkrev run --json`).
+impl Serialize for FamilyMetrics {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.values.len()))?;
+        for (m, v) in self.iter() {
+            match v {
+                MetricValue::Real(x) => map.serialize_entry(m.column, &x)?,
+                MetricValue::Count(c) => map.serialize_entry(m.column, &c)?,
+            }
+        }
+        map.end()
+    }
+}
+
+impl Serialize for Family {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metric_columns_are_unique_across_families_and_tables() {
+        let mut seen = std::collections::HashSet::new();
+        for f in Family::ALL {
+            for m in f.metrics() {
+                assert!(seen.insert(m.column), "{} declared twice", m.column);
+            }
+            for h in f.headline_metrics().iter().chain(f.paired_metric().iter()) {
+                assert!(f.metric(h).is_some(), "{h} is not a metric of {}", f.name());
+            }
+        }
+        for t in EventTable::ALL {
+            let (_, runs_column, _) = t.unfinished_count();
+            assert!(
+                Family::ALL
+                    .iter()
+                    .any(|f| f.event_table() == t && f.metric(runs_column).is_some()),
+                "{runs_column} is no metric of the family filling {}",
+                t.name()
+            );
+        }
+    }
+
+    #[test]
+    fn metrics_must_match_their_declarations() {
+        let bad = std::panic::catch_unwind(|| {
+            FamilyMetrics::new(Family::MutualExclusion, vec![MetricValue::Count(1)])
+        });
+        assert!(bad.is_err());
+    }
+}

@@ -1,0 +1,62 @@
+//! Mutual exclusion: the metrics it declares and how a run is watched and summarised.
+//!
+//! Runs need the CS workload (`sim`'s request process); the monitors of
+//! [`crate::observe::me`] watch every run through the [`TokenView`] trait.
+
+use super::{Family, FamilyMetrics, Metric, MetricValue, count, real};
+use crate::observe::me::MeMonitor;
+use crate::protocol::{AlgoParams, Protocol, ProtocolConfig, TokenView};
+use crate::run::{RunOutput, base_summary, mean, quantile, ratio};
+use crate::sim::{RunConfig, Simulation};
+use crate::topology::events::LinkTimeline;
+
+/// The per-run metrics, in column order.
+pub const METRICS: &[Metric] = &[
+    count("cs_requests", "CS requests"),
+    count("cs_entries", "CS entries"),
+    count("cs_waiting_at_end", "CS requests waiting at the end"),
+    real("wait_mean", "CS waiting time (s)"),
+    real("wait_p95", "95th-percentile CS waiting time (s)"),
+    real("msgs_per_cs", "messages per CS entry"),
+];
+
+/// Runs a mutual-exclusion protocol, configured by `params`, with its monitors.
+pub fn run<P: Protocol + TokenView>(
+    params: &AlgoParams,
+    timeline: &LinkTimeline,
+    config: RunConfig,
+) -> RunOutput {
+    let mut sim = Simulation::<P>::configured(timeline, config, &P::Config::from_params(params));
+    let mut monitor = MeMonitor::new();
+    sim.run(&mut monitor);
+    let counters = sim.counters();
+    let requests = sim.requests().to_vec();
+    let mut waits: Vec<f64> = requests
+        .iter()
+        .filter_map(|r| r.entered.map(|e| e.since(r.requested).as_secs_f64()))
+        .collect();
+    waits.sort_by(f64::total_cmp);
+    let metrics = FamilyMetrics::new(
+        Family::MutualExclusion,
+        vec![
+            MetricValue::Count(requests.len() as u64),
+            MetricValue::Count(counters.cs_entries),
+            MetricValue::Count(requests.iter().filter(|r| r.entered.is_none()).count() as u64),
+            MetricValue::Real(mean(&waits)),
+            MetricValue::Real(quantile(&waits, 0.95)),
+            MetricValue::Real(ratio(counters.messages, counters.cs_entries)),
+        ],
+    );
+    let summary = base_summary(
+        &config,
+        sim.nodes().len(),
+        counters,
+        &monitor.safety,
+        metrics,
+    );
+    RunOutput {
+        summary,
+        changes: Vec::new(),
+        requests,
+    }
+}

@@ -1,0 +1,174 @@
+//! Breadth-first search on adjacency lists: the one search behind the protocols' legal
+//! initial states (a BFS forest of the t = 0 graph) and the simulator's shortest-path
+//! routing. Pure graph code: no positions, no time.
+
+use crate::NodeId;
+use std::collections::VecDeque;
+
+/// Marks a node the search has not reached in a distance buffer.
+pub const UNREACHED: u32 = u32::MAX;
+
+/// Breadth-first search from `source`, over `neighbours(v)` in the order given.
+///
+/// `depth` must hold [`UNREACHED`] for every node not yet reached (a forest search
+/// shares one buffer across its trees); the source's depth is set to 0 and every node
+/// reached gets its hop distance. `reached(v, parent)` is called once per node as it is
+/// discovered. The search stops early after dequeuing `stop`, whose distance is then
+/// final (every node at a smaller distance has been reached, not necessarily every node
+/// at the same one).
+///
+/// # Panics
+/// If a list names a node outside `depth` (adjacency lists come from the simulator, so
+/// that is a bug, not bad input).
+pub fn breadth_first<'g>(
+    neighbours: impl Fn(NodeId) -> &'g [NodeId],
+    source: NodeId,
+    stop: Option<NodeId>,
+    depth: &mut [u32],
+    mut reached: impl FnMut(NodeId, NodeId),
+) {
+    let n = depth.len();
+    depth[source as usize] = 0;
+    let mut frontier = VecDeque::from([source]);
+    while let Some(u) = frontier.pop_front() {
+        if Some(u) == stop {
+            return;
+        }
+        let next = depth[u as usize] + 1;
+        for &v in neighbours(u) {
+            let slot = depth
+                .get_mut(v as usize)
+                .unwrap_or_else(|| panic!("node {u} lists neighbour {v}, but there are {n} nodes"));
+            if *slot == UNREACHED {
+                *slot = next;
+                reached(v, u);
+                frontier.push_back(v);
+            }
+        }
+    }
+}
+
+/// A breadth-first spanning forest: one tree per connected component.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BfsForest {
+    /// The root of each node's tree.
+    pub root: Vec<NodeId>,
+    /// Each node's parent; `None` for roots.
+    pub parent: Vec<Option<NodeId>>,
+    /// Hop distance to the root.
+    pub depth: Vec<u32>,
+}
+
+/// The BFS forest of a graph given by sorted, symmetric adjacency lists. Trees are
+/// grown from `first_root`, then from each node not yet reached in increasing id order
+/// (so every other root is the smallest id of its component), visiting neighbours in
+/// increasing id order (so a node's parent is its smallest-id neighbour one hop closer
+/// to the root). Self-loops are ignored.
+pub fn bfs_forest(neighbours: &[Vec<NodeId>], first_root: NodeId) -> BfsForest {
+    let n = neighbours.len();
+    let sorted: Vec<Vec<NodeId>> = neighbours
+        .iter()
+        .enumerate()
+        .map(|(i, list)| {
+            let mut list: Vec<NodeId> = list.iter().copied().filter(|&j| j as usize != i).collect();
+            list.sort_unstable();
+            list.dedup();
+            list
+        })
+        .collect();
+    let mut forest = BfsForest {
+        root: (0..n as NodeId).collect(),
+        parent: vec![None; n],
+        depth: vec![UNREACHED; n],
+    };
+    let roots = std::iter::once(first_root).chain((0..n as NodeId).filter(|&r| r != first_root));
+    for root in roots.filter(|_| n > 0) {
+        if forest.depth[root as usize] != UNREACHED {
+            continue;
+        }
+        let (parent, root_of) = (&mut forest.parent, &mut forest.root);
+        breadth_first(
+            |v| &sorted[v as usize],
+            root,
+            None,
+            &mut forest.depth,
+            |v, p| {
+                parent[v as usize] = Some(p);
+                root_of[v as usize] = root;
+            },
+        );
+    }
+    forest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brute force: the distance from `s` by relaxing every edge until nothing changes.
+    fn relaxed(neighbours: &[Vec<NodeId>], s: usize) -> Vec<u32> {
+        let mut d = vec![UNREACHED; neighbours.len()];
+        d[s] = 0;
+        loop {
+            let mut changed = false;
+            for (u, list) in neighbours.iter().enumerate() {
+                for &v in list {
+                    if d[u] != UNREACHED && d[u] + 1 < d[v as usize] {
+                        d[v as usize] = d[u] + 1;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                return d;
+            }
+        }
+    }
+
+    fn graph(n: usize, edges: &[(NodeId, NodeId)]) -> Vec<Vec<NodeId>> {
+        let mut g = vec![Vec::new(); n];
+        for &(a, b) in edges {
+            g[a as usize].push(b);
+            g[b as usize].push(a);
+        }
+        g
+    }
+
+    #[test]
+    fn forest_depths_are_shortest_distances_and_parents_the_smallest_closer_neighbour() {
+        // Two components: {0..4} with a cycle, {5, 6}; node 7 alone.
+        let g = graph(8, &[(0, 1), (1, 2), (2, 3), (3, 0), (2, 4), (3, 4), (5, 6)]);
+        for first in [0, 2, 6] {
+            let f = bfs_forest(&g, first);
+            let first_tree = relaxed(&g, first as usize);
+            for v in 0..8 {
+                let root = f.root[v] as usize;
+                assert_eq!(f.depth[v], relaxed(&g, root)[v], "node {v}");
+                if first_tree[v] != UNREACHED {
+                    assert_eq!(f.root[v], first);
+                }
+                match f.parent[v] {
+                    None => assert_eq!(f.root[v] as usize, v),
+                    Some(p) => {
+                        let closer = g[v]
+                            .iter()
+                            .filter(|&&w| f.depth[w as usize] + 1 == f.depth[v]);
+                        assert_eq!(Some(p), closer.copied().min(), "node {v}");
+                    }
+                }
+            }
+        }
+        let f = bfs_forest(&g, 0);
+        assert_eq!(f.root, [0, 0, 0, 0, 0, 5, 5, 7]);
+        assert_eq!(f.parent[4], Some(3)); // 0-3-4, not 0-1-2-4
+    }
+
+    #[test]
+    fn an_early_stop_leaves_the_stop_nodes_distance_final() {
+        let g = graph(6, &[(0, 1), (1, 2), (2, 3), (3, 4), (0, 5), (5, 4)]);
+        let mut depth = vec![UNREACHED; 6];
+        breadth_first(|v| &g[v as usize], 0, Some(4), &mut depth, |_, _| {});
+        assert_eq!(depth[4], 2);
+        assert_eq!(depth[0], 0);
+    }
+}

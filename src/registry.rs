@@ -1,0 +1,227 @@
+//! The one list of algorithms.
+//!
+//! Every place that lists, validates, runs or describes algorithms reads [`REGISTRY`]:
+//! `linkrev run --algo`, `linkrev algorithms`, spec validation, `linkrev bench
+//! protocols`, the benches, the report's defaults and the tests' conformance suites.
+//! Nothing else matches on an algorithm's name. An entry is one line: the protocol type,
+//! its name and a one-line description; the family comes from the constructor
+//! ([`leader_election`], [`mutual_exclusion`]), which also picks the family's runner, and
+//! the parameters from the protocol's [`ProtocolConfig`], so the declaration of a
+//! parameter and the code that reads it sit in the protocol's file.
+//!
+//! Adding an algorithm: write `src/protocol/<name>.rs` (see the toy protocol in
+//! [`crate::protocol`]'s docs), add its line below, and its family's conformance suite
+//! runs on it (`tests/conformance.rs`).
+
+use crate::family::{self, Family};
+use crate::protocol::le_malpani::LeMalpani;
+use crate::protocol::me_raymond::Raymond;
+use crate::protocol::me_rl::Rl;
+use crate::protocol::{AlgoParams, LeaderView, ParamDef, Protocol, ProtocolConfig, TokenView};
+use crate::run::RunOutput;
+use crate::sim::RunConfig;
+use crate::topology::events::LinkTimeline;
+use std::fmt;
+use std::time::Instant;
+
+/// Every algorithm linkrev simulates, in the order they are listed to users.
+pub static REGISTRY: &[AlgorithmDef] = &[
+    leader_election::<LeMalpani>(
+        "le-malpani",
+        "Leader election by link reversal (Malpani, Welch, Vaidya 2000): the slides' rules A-E",
+    )
+    .caveat(
+        "follows the published rules A–E, which have known counterexamples when the network \
+         partitions and merges (a stale Update revives a lost leader; rule E can strand a \
+         merging node as a sink): see README, Algorithms.",
+    ),
+    mutual_exclusion::<Rl>(
+        "me-rl",
+        "Token mutual exclusion by link reversal (Walter, Welch, Vaidya 2001: RL)",
+    ),
+    mutual_exclusion::<Raymond>(
+        "me-raymond",
+        "Raymond's tree token algorithm (1989) over an ideal routing layer: the baseline",
+    ),
+];
+
+/// How a family runs one algorithm: parameters, timeline and run configuration in,
+/// records and summary out.
+type Runner = fn(&AlgoParams, &LinkTimeline, RunConfig) -> RunOutput;
+
+/// One registry entry.
+pub struct AlgorithmDef {
+    /// The name on the command line, in specs and in results (`me-rl`).
+    pub name: &'static str,
+    /// One line for listings.
+    pub description: &'static str,
+    /// The problem it solves.
+    pub family: Family,
+    /// Its parameters, with types, defaults and ranges.
+    pub params: &'static [ParamDef],
+    /// A known flaw, said next to the algorithm's incidents in reports (a published
+    /// algorithm keeps its published rules, flaws included).
+    pub caveat: Option<&'static str>,
+    runner: Runner,
+}
+
+impl AlgorithmDef {
+    /// The entry with a caveat.
+    pub const fn caveat(self, caveat: &'static str) -> Self {
+        Self {
+            caveat: Some(caveat),
+            ..self
+        }
+    }
+}
+
+/// A leader-election algorithm: runs with the leader-election monitor and metrics.
+pub const fn leader_election<P: Protocol + LeaderView>(
+    name: &'static str,
+    description: &'static str,
+) -> AlgorithmDef {
+    AlgorithmDef {
+        name,
+        description,
+        family: Family::LeaderElection,
+        params: <P::Config as ProtocolConfig>::PARAMS,
+        caveat: None,
+        runner: family::leader_election::run::<P>,
+    }
+}
+
+/// A mutual-exclusion algorithm: runs with the workload, the mutual-exclusion monitors
+/// and metrics.
+pub const fn mutual_exclusion<P: Protocol + TokenView>(
+    name: &'static str,
+    description: &'static str,
+) -> AlgorithmDef {
+    AlgorithmDef {
+        name,
+        description,
+        family: Family::MutualExclusion,
+        params: <P::Config as ProtocolConfig>::PARAMS,
+        caveat: None,
+        runner: family::mutual_exclusion::run::<P>,
+    }
+}
+
+/// A registered algorithm: a small copyable handle on its [`REGISTRY`] entry.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Algorithm(u16);
+
+impl Algorithm {
+    /// Every registered algorithm, in registry order.
+    pub fn all() -> impl ExactSizeIterator<Item = Algorithm> + Clone {
+        (0..REGISTRY.len() as u16).map(Algorithm)
+    }
+
+    /// The algorithm named `name`.
+    pub fn parse(name: &str) -> Option<Algorithm> {
+        Self::all().find(|a| a.name() == name)
+    }
+
+    /// Every name, in registry order.
+    pub fn names() -> Vec<&'static str> {
+        Self::all().map(Algorithm::name).collect()
+    }
+
+    /// The registry entry.
+    pub fn def(self) -> &'static AlgorithmDef {
+        &REGISTRY[self.0 as usize]
+    }
+
+    /// The registry name (`me-rl`).
+    pub fn name(self) -> &'static str {
+        self.def().name
+    }
+
+    /// The one-line description.
+    pub fn description(self) -> &'static str {
+        self.def().description
+    }
+
+    /// The family.
+    pub fn family(self) -> Family {
+        self.def().family
+    }
+
+    /// A known flaw of the algorithm as registered, if any.
+    pub fn caveat(self) -> Option<&'static str> {
+        self.def().caveat
+    }
+
+    /// The declared parameters.
+    pub fn params(self) -> &'static [ParamDef] {
+        self.def().params
+    }
+
+    /// Every parameter at its default.
+    pub fn default_params(self) -> AlgoParams {
+        AlgoParams::defaults(self.params())
+    }
+
+    /// Runs the algorithm configured by `params` (checked against [`Self::params`]) on
+    /// a timeline, with its family's monitors and metrics.
+    pub fn run(self, params: &AlgoParams, timeline: &LinkTimeline, config: RunConfig) -> RunOutput {
+        let started = Instant::now();
+        let mut output = (self.def().runner)(params, timeline, config);
+        output.summary.algorithm = self.name();
+        output.summary.wall_time_s = started.elapsed().as_secs_f64();
+        output
+    }
+
+    /// A clap value parser accepting the registered names (listed in `--help`).
+    pub fn value_parser() -> impl clap::builder::TypedValueParser<Value = Algorithm> {
+        use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+        PossibleValuesParser::new(
+            Self::all().map(|a| PossibleValue::new(a.name()).help(a.description())),
+        )
+        .map(|name| Algorithm::parse(&name).expect("a possible value"))
+    }
+}
+
+impl fmt::Debug for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for Algorithm {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_parameters_well_formed() {
+        let mut names = std::collections::HashSet::new();
+        for a in Algorithm::all() {
+            assert!(names.insert(a.name()), "{} registered twice", a.name());
+            assert_eq!(Algorithm::parse(a.name()), Some(a));
+            assert!(!a.description().is_empty());
+            for p in a.params() {
+                assert!(
+                    p.check(p.default_value()).is_ok(),
+                    "{}: default of `{}` outside its range",
+                    a.name(),
+                    p.name
+                );
+                for f in Family::ALL {
+                    assert!(f.metric(p.name).is_none(), "`{}` is a metric name", p.name);
+                }
+            }
+        }
+        assert_eq!(Algorithm::parse("le-nobody"), None);
+    }
+}

@@ -1,5 +1,7 @@
 //! The `linkrev trace …` commands end to end, through the real binary: footer agreement,
-//! exit codes, located errors, determinism and the absence of half-written output.
+//! exit codes, located errors, determinism and the absence of half-written output; and
+//! the registry as the commands list it (`linkrev algorithms`, `linkrev bench
+//! protocols`, README's table).
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -196,5 +198,62 @@ fn convert_to_bonnmotion_and_back_keeps_every_link_change() {
             - 1.0)
             .abs();
         assert!(rel < 1e-9, "{converted}: mean degree differs by {rel}");
+    }
+}
+
+#[test]
+fn algorithms_lists_the_registry_and_readme_shows_it() {
+    use linkrev::registry::Algorithm;
+    let out = linkrev(&["algorithms", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let listed = listed.as_array().expect("a list");
+    assert_eq!(listed.len(), Algorithm::all().len());
+    for (entry, algorithm) in listed.iter().zip(Algorithm::all()) {
+        assert_eq!(entry["name"], algorithm.name());
+        assert_eq!(entry["family"], algorithm.family().name());
+        assert_eq!(entry["description"], algorithm.description());
+        assert_eq!(
+            entry["params"].as_array().map(Vec::len),
+            Some(algorithm.params().len())
+        );
+    }
+    let table = linkrev(&["algorithms", "--markdown"]);
+    assert!(table.status.success(), "{}", stderr(&table));
+    let table = String::from_utf8(table.stdout).unwrap();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    assert!(
+        readme.contains(&table),
+        "README's algorithm table is out of date; paste `linkrev algorithms --markdown`:\n{table}"
+    );
+    let text = linkrev(&["algorithms"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    for algorithm in Algorithm::all() {
+        assert!(text.contains(algorithm.name()), "{text}");
+    }
+}
+
+#[test]
+fn bench_protocols_runs_every_registered_algorithm() {
+    use linkrev::registry::Algorithm;
+    let out = linkrev(&[
+        "bench",
+        "protocols",
+        "--rwp",
+        "nodes=8,area=400x400,duration=30",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let names: Vec<&str> = results
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["algorithm"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, Algorithm::names());
+    for r in results.as_array().unwrap() {
+        assert!(r["events"].as_u64().unwrap() > 0, "{r}");
     }
 }

@@ -177,6 +177,42 @@ fn unknown_algorithm_is_refused_with_a_suggestion() {
 }
 
 #[test]
+fn algorithm_parameter_sections_are_checked_against_the_registry() {
+    let m = error(&format!("{ME}\n[params.me-raymon]\n"), "params.me-raymon");
+    contains(
+        &m,
+        "unknown algorithm `me-raymon`; did you mean `me-raymond`?",
+    );
+    let m = error(&format!("{ME}\n[params.le-malpani]\n"), "params.le-malpani");
+    contains(&m, "`le-malpani` is not in `algorithms`");
+    let m = error(&format!("{ME}\n[params.me-rl]\nk = 2\n"), "params.me-rl.k");
+    contains(&m, "unknown parameter: me-rl takes no parameters");
+    let m = error(&format!("params = 3\n{ME}"), "params");
+    contains(&m, "wrong type");
+    let m = error(&format!("{ME}\n[params]\nme-rl = 3\n"), "params.me-rl");
+    contains(&m, "wrong type");
+    // An empty section for an algorithm without parameters is harmless.
+    assert_eq!(plan(&format!("{ME}\n[params.me-rl]\n")).runs, plan(ME).runs);
+}
+
+#[test]
+fn every_run_carries_its_algorithms_parameters() {
+    let p = plan(ME);
+    for r in &p.runs {
+        let declared: Vec<&str> = r.algorithm.params().iter().map(|d| d.name).collect();
+        let carried: Vec<&str> = r.algo_params.iter().map(|(n, _)| n).collect();
+        assert_eq!(carried, declared, "{}", r.key);
+        for (name, value) in r.algo_params.iter() {
+            assert!(
+                r.params.contains(&(name.to_string(), value.clone())),
+                "{}",
+                r.key
+            );
+        }
+    }
+}
+
+#[test]
 fn bad_delay_and_choice_strings_are_refused() {
     let m = error(
         &format!("{ME}\n[network]\ndelay = \"uniform:5ms\"\n"),

@@ -62,8 +62,10 @@ pub struct BfsForest {
 /// The BFS forest of a graph given by sorted, symmetric adjacency lists. Trees are
 /// grown from `first_root`, then from each node not yet reached in increasing id order
 /// (so every other root is the smallest id of its component), visiting neighbours in
-/// increasing id order (so a node's parent is its smallest-id neighbour one hop closer
-/// to the root). Self-loops are ignored.
+/// increasing id order, so the forest is a function of the graph, not of the lists'
+/// order. A node's parent is its neighbour one hop closer to the root that the search
+/// dequeues first (not necessarily the smallest id of that level). Self-loops are
+/// ignored.
 pub fn bfs_forest(neighbours: &[Vec<NodeId>], first_root: NodeId) -> BfsForest {
     let n = neighbours.len();
     let sorted: Vec<Vec<NodeId>> = neighbours
@@ -135,7 +137,7 @@ mod tests {
     }
 
     #[test]
-    fn forest_depths_are_shortest_distances_and_parents_the_smallest_closer_neighbour() {
+    fn forest_depths_are_shortest_distances_and_parents_one_hop_closer() {
         // Two components: {0..4} with a cycle, {5, 6}; node 7 alone.
         let g = graph(8, &[(0, 1), (1, 2), (2, 3), (3, 0), (2, 4), (3, 4), (5, 6)]);
         for first in [0, 2, 6] {
@@ -161,6 +163,14 @@ mod tests {
         let f = bfs_forest(&g, 0);
         assert_eq!(f.root, [0, 0, 0, 0, 0, 5, 5, 7]);
         assert_eq!(f.parent[4], Some(3)); // 0-3-4, not 0-1-2-4
+        // Level 2 is dequeued as 5 (found from 1), then 3 (found from 2): 4 hangs under
+        // 5, the first dequeued, though 3 is the smaller id.
+        let g = graph(6, &[(0, 1), (0, 2), (1, 5), (2, 3), (5, 4), (3, 4)]);
+        assert_eq!(bfs_forest(&g, 0).parent[4], Some(5));
+        // The lists' order does not matter.
+        let mut reversed = g.clone();
+        reversed.iter_mut().for_each(|l| l.reverse());
+        assert_eq!(bfs_forest(&reversed, 0), bfs_forest(&g, 0));
     }
 
     #[test]

@@ -161,9 +161,22 @@ impl Algorithm {
         AlgoParams::defaults(self.params())
     }
 
-    /// Runs the algorithm configured by `params` (checked against [`Self::params`]) on
-    /// a timeline, with its family's monitors and metrics.
+    /// Checks the node-id parameters against a run of `nodes` nodes (the one check that
+    /// needs the run's trace).
+    pub fn check_node_ids(self, params: &AlgoParams, nodes: usize) -> Result<(), String> {
+        params.check_node_ids(self.params(), nodes)
+    }
+
+    /// Runs the algorithm configured by `params` (checked against [`Self::params`], and
+    /// by [`Self::check_node_ids`] against the timeline) on a timeline, with its
+    /// family's monitors and metrics.
+    ///
+    /// # Panics
+    /// If a node-id parameter names no node of the timeline.
     pub fn run(self, params: &AlgoParams, timeline: &LinkTimeline, config: RunConfig) -> RunOutput {
+        if let Err(e) = self.check_node_ids(params, timeline.node_count) {
+            panic!("{}: {e}", self.name());
+        }
         let started = Instant::now();
         let mut output = (self.def().runner)(params, timeline, config);
         output.summary.algorithm = self.name();

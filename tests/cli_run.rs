@@ -81,22 +81,76 @@ fn summary_has_the_documented_fields_and_repeats_per_seed() {
     }
 }
 
-/// `--param` is checked against the algorithm's declared parameters.
+/// `--param` is checked against the algorithm's declared parameters, node ids against
+/// the run's node count.
 #[test]
-fn unknown_or_malformed_params_are_refused() {
-    for (param, needle) in [
-        ("k=2", "unknown parameter `k`: me-rl takes none"),
-        ("k", "expected KEY=VALUE, got `k`"),
+fn params_are_checked_and_applied() {
+    for (algo, param, needle) in [
+        (
+            "le-malpani",
+            "k=2",
+            "unknown parameter `k`: le-malpani takes none",
+        ),
+        (
+            "me-rl",
+            "k=2",
+            "unknown parameter `k` of me-rl (known: holder)",
+        ),
+        ("me-rl", "holder", "expected KEY=VALUE, got `holder`"),
+        ("me-rl", "holder=two", "`two` is not a node id"),
+        ("me-rl", "holder=-1", "-1 is out of range"),
+        (
+            "me-raymond",
+            "holder=5",
+            "`holder` = 5 is not a node of this run, which has 5 nodes",
+        ),
     ] {
-        let out = linkrev(&[
-            "run", "--algo", "me-rl", "--rwp", "nodes=5", "--param", param,
-        ]);
+        let out = linkrev(&["run", "--algo", algo, "--rwp", "nodes=5", "--param", param]);
         assert_eq!(out.status.code(), Some(2), "{param}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             err.contains("--param") && err.contains(needle),
             "{param}: {err}"
         );
+    }
+    for algo in ["me-rl", "me-raymond"] {
+        let run = |holder: &str| {
+            summary(&[
+                "run",
+                "--algo",
+                algo,
+                "--rwp",
+                "nodes=12,area=600x600,duration=120",
+                "--rate",
+                "0.5",
+                "--seed",
+                "2",
+                "--param",
+                holder,
+                "--json",
+            ])
+        };
+        let (h0, h7) = (run("holder=0"), run("holder=7"));
+        assert_eq!(h7["params"]["holder"], 7);
+        assert_eq!(h7["safety_violations"], 0, "{algo}: {h7}");
+        assert_ne!(
+            h0["messages"], h7["messages"],
+            "{algo}: the holder has no effect"
+        );
+        // The default is node 0.
+        let default = summary(&[
+            "run",
+            "--algo",
+            algo,
+            "--rwp",
+            "nodes=12,area=600x600,duration=120",
+            "--rate",
+            "0.5",
+            "--seed",
+            "2",
+            "--json",
+        ]);
+        assert_eq!(default, h0);
     }
 }
 

@@ -1,8 +1,9 @@
 //! Conformance suites: each family's safety and liveness properties, as property tests
 //! over random graphs with random link flips and delays, run on every algorithm of the
 //! registry through the same entry point the simulator's users have
-//! ([`Algorithm::run`]). A registered algorithm is tested by its family's suite without
-//! anyone adding a test; a new family fails to compile here until it has a suite.
+//! ([`Algorithm::run`]), with parameter values drawn from their declared ranges. A
+//! registered algorithm is tested by its family's suite without anyone adding a test; a
+//! new family fails to compile here until it has a suite.
 //!
 //! - Mutual exclusion: the monitors never see two nodes in the critical section or a
 //!   token count other than one, no token is lost (`drain`, no detection delay), and
@@ -16,6 +17,7 @@
 mod scenario;
 
 use linkrev::family::Family;
+use linkrev::protocol::{AlgoParams, ParamKind, ParamValue};
 use linkrev::registry::Algorithm;
 use linkrev::run::RunOutput;
 use linkrev::sim::{ChangeMode, SimTime};
@@ -26,10 +28,44 @@ use scenario::{DURATION, SERVICE_MARGIN, Scenario, config, connected_scenario, s
 /// Cases per algorithm and property.
 const CASES: u32 = 128;
 
+/// Parameter values for a case: each declared parameter gets a value from its range,
+/// drawn from the scenario's seed, so the suites cover the parameters, not only the
+/// defaults.
+fn params_for(algorithm: Algorithm, s: &Scenario) -> AlgoParams {
+    let mut draw = s.seed;
+    let mut next = |bound: u64| {
+        draw = draw
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (draw >> 33) % bound.max(1)
+    };
+    let values: Vec<(&str, ParamValue)> = algorithm
+        .params()
+        .iter()
+        .map(|d| {
+            let value = match d.kind {
+                ParamKind::Node => ParamValue::Int(next(s.timeline.node_count as u64) as i64),
+                // Small values: a suite case has at most 8 nodes.
+                ParamKind::Int { min, max } => {
+                    ParamValue::Int(min + next((max - min).min(7) as u64 + 1) as i64)
+                }
+                ParamKind::Float { min, max } => {
+                    ParamValue::Float(min + (max - min) * next(1001) as f64 / 1000.0)
+                }
+                ParamKind::Choice(words) => {
+                    ParamValue::Text(words[next(words.len() as u64) as usize].to_string())
+                }
+            };
+            (d.name, value)
+        })
+        .collect();
+    AlgoParams::resolve(algorithm.params(), values).expect("values within the ranges")
+}
+
 fn run(algorithm: Algorithm, s: &Scenario, changes: ChangeMode) -> RunOutput {
     let workload = algorithm.family().needs_workload();
     algorithm.run(
-        &algorithm.default_params(),
+        &params_for(algorithm, s),
         &s.timeline,
         config(s, changes, workload),
     )

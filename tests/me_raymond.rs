@@ -513,16 +513,16 @@ fn bfs_tree_takes_the_smallest_id_parent_whatever_the_list_order() {
     // Diamond 0–1–3, 0–2–3: node 3 could hang under 1 or 2; BFS with increasing ids
     // reaches it from 1 first.
     let nb = neighbours_of(4, &[(0, 1), (0, 2), (1, 3), (2, 3)]);
-    assert_eq!(bfs_tree(&nb), vec![None, Some(0), Some(0), Some(1)]);
+    assert_eq!(bfs_tree(&nb, 0), vec![None, Some(0), Some(0), Some(1)]);
     let reversed: Vec<Vec<NodeId>> = nb
         .iter()
         .map(|l| l.iter().rev().copied().collect())
         .collect();
-    assert_eq!(bfs_tree(&reversed), bfs_tree(&nb));
+    assert_eq!(bfs_tree(&reversed, 0), bfs_tree(&nb, 0));
 
     // Ids need not follow the path: 0–3–1–2.
     let nb = neighbours_of(4, &[(0, 3), (3, 1), (1, 2)]);
-    assert_eq!(bfs_tree(&nb), vec![None, Some(3), Some(1), Some(0)]);
+    assert_eq!(bfs_tree(&nb, 0), vec![None, Some(3), Some(1), Some(0)]);
 }
 
 #[test]
@@ -530,7 +530,7 @@ fn bfs_tree_attaches_other_components_under_node_0() {
     // Components {0, 1}, {2, 3, 4, 5} (a path 2–4–3–5) and the isolated node 6.
     let nb = neighbours_of(7, &[(0, 1), (4, 2), (4, 3), (3, 5)]);
     assert_eq!(
-        bfs_tree(&nb),
+        bfs_tree(&nb, 0),
         vec![
             None,
             Some(0),
@@ -543,22 +543,22 @@ fn bfs_tree_attaches_other_components_under_node_0() {
     );
     // Node 0 itself isolated: everyone else's component root hangs under it.
     let nb = neighbours_of(4, &[(1, 2), (2, 3)]);
-    assert_eq!(bfs_tree(&nb), vec![None, Some(0), Some(1), Some(2)]);
+    assert_eq!(bfs_tree(&nb, 0), vec![None, Some(0), Some(1), Some(2)]);
 }
 
 #[test]
 fn bfs_tree_of_tiny_graphs() {
-    assert_eq!(bfs_tree(&[]), Vec::<Option<NodeId>>::new());
-    assert_eq!(bfs_tree(&[vec![]]), vec![None]);
-    assert_eq!(bfs_tree(&[vec![], vec![]]), vec![None, Some(0)]);
+    assert_eq!(bfs_tree(&[], 0), Vec::<Option<NodeId>>::new());
+    assert_eq!(bfs_tree(&[vec![]], 0), vec![None]);
+    assert_eq!(bfs_tree(&[vec![], vec![]], 0), vec![None, Some(0)]);
 }
 
 #[test]
 fn initial_state_points_every_holder_at_node_0() {
     let links = [(0, 1), (1, 2), (1, 3), (4, 5)];
     let nb = neighbours_of(6, &links);
-    let parents = bfs_tree(&nb);
-    let nodes = Raymond::initial_states(&(), &nb);
+    let parents = bfs_tree(&nb, 0);
+    let nodes = Raymond::initial_states(&Default::default(), &nb);
     for (i, (node, parent)) in nodes.iter().zip(&parents).enumerate() {
         assert_eq!(node.holder(), parent.unwrap_or(i as NodeId));
         assert_eq!(node.holds_token(), i == 0);
@@ -607,7 +607,7 @@ fn bfs_tree_parent_is_the_first_dequeued_not_the_smallest_id() {
     // Level 2 is dequeued as 5 (found from 1) then 3 (found from 2); 4 touches both.
     let nb = neighbours_of(6, &[(0, 1), (0, 2), (1, 5), (2, 3), (5, 4), (3, 4)]);
     assert_eq!(
-        bfs_tree(&nb),
+        bfs_tree(&nb, 0),
         vec![None, Some(0), Some(0), Some(2), Some(5), Some(1)]
     );
 }
@@ -627,10 +627,10 @@ proptest! {
             .filter(|&(a, b)| a != b && (a as usize) < n && (b as usize) < n)
             .collect();
         let mut nb = neighbours_of(n, &links);
-        let parents = bfs_tree(&nb);
+        let parents = bfs_tree(&nb, 0);
         if reverse_lists {
             nb.iter_mut().for_each(|l| l.reverse());
-            prop_assert_eq!(&bfs_tree(&nb), &parents);
+            prop_assert_eq!(&bfs_tree(&nb, 0), &parents);
         }
         prop_assert_eq!(parents.len(), n);
         prop_assert_eq!(parents[0], None);

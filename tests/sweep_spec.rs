@@ -186,13 +186,98 @@ fn algorithm_parameter_sections_are_checked_against_the_registry() {
     let m = error(&format!("{ME}\n[params.le-malpani]\n"), "params.le-malpani");
     contains(&m, "`le-malpani` is not in `algorithms`");
     let m = error(&format!("{ME}\n[params.me-rl]\nk = 2\n"), "params.me-rl.k");
-    contains(&m, "unknown parameter: me-rl takes no parameters");
+    contains(&m, "unknown key (known: holder)");
+    let m = error(
+        &format!("{ME}\n[params.me-rl]\nholdr = 2\n"),
+        "params.me-rl.holdr",
+    );
+    contains(&m, "did you mean `holder`?");
+    let m = error(
+        &format!("{ME}\n[params.me-rl]\nholder = \"two\"\n"),
+        "params.me-rl.holder",
+    );
+    contains(&m, "wrong type");
+    let m = error(
+        &format!("{ME}\n[params.me-rl]\nholder = [0, -1]\n"),
+        "params.me-rl.holder[1]",
+    );
+    contains(&m, "-1 is out of range");
+    let m = error(
+        &format!("{ME}\n[params.me-raymond]\nholder = [3, 3]\n"),
+        "params.me-raymond.holder[1]",
+    );
+    contains(&m, "duplicate value 3");
+    // Node ids are checked against every value of `nodes`.
+    let m = error(
+        &format!("{ME}\n[params.me-rl]\nholder = [2, 10]\n"),
+        "params.me-rl.holder[1]",
+    );
+    contains(&m, "node 10 does not exist when nodes = 10 (ids 0 to 9)");
+    let m = error(
+        &format!(
+            "{}\n[params.le-malpani]\nk = 1\n",
+            ME.replace(r#"["me-rl", "me-raymond"]"#, r#"["me-rl", "le-malpani"]"#)
+        ),
+        "params.le-malpani.k",
+    );
+    contains(&m, "unknown parameter: le-malpani takes no parameters");
     let m = error(&format!("params = 3\n{ME}"), "params");
     contains(&m, "wrong type");
     let m = error(&format!("{ME}\n[params]\nme-rl = 3\n"), "params.me-rl");
     contains(&m, "wrong type");
     // An empty section for an algorithm without parameters is harmless.
     assert_eq!(plan(&format!("{ME}\n[params.me-rl]\n")).runs, plan(ME).runs);
+}
+
+/// `[params.me-rl] holder = [0, 3]`: an axis of me-rl's runs only, in their keys and
+/// the tables, but not in any seed (common random numbers across algorithms and values).
+#[test]
+fn an_algorithm_parameter_list_is_an_axis_of_that_algorithm_only() {
+    let p = plan(&format!("{ME}\n[params.me-rl]\nholder = [0, 3]\n"));
+    let base = plan(ME);
+    let rl = |p: &Plan| {
+        p.runs
+            .iter()
+            .filter(|r| r.algorithm == algo("me-rl"))
+            .count()
+    };
+    let raymond = |p: &Plan| {
+        p.runs
+            .iter()
+            .filter(|r| r.algorithm == algo("me-raymond"))
+            .count()
+    };
+    assert_eq!(rl(&p), 2 * rl(&base));
+    assert_eq!(raymond(&p), raymond(&base));
+    assert!(p.axes.iter().any(|(n, v)| n == "holder" && v.len() == 2));
+    for r in &p.runs {
+        let holder = r
+            .params
+            .iter()
+            .find(|(n, _)| n == "holder")
+            .map(|(_, v)| v.clone());
+        if r.algorithm == algo("me-rl") {
+            let h = holder.expect("me-rl runs carry holder");
+            assert!(r.key.contains(&format!("/holder={h}/")), "{}", r.key);
+            assert_eq!(r.algo_params.int("holder").to_string(), h.to_string());
+            // Same seed as the Raymond run of the point: the parameter is not in it.
+            let twin = p
+                .runs
+                .iter()
+                .find(|q| q.algorithm == algo("me-raymond") && q.seed_text == r.seed_text)
+                .expect("a raymond run of the same point");
+            assert_eq!(twin.seed, r.seed);
+        } else {
+            // Raymond's own (default) holder, fixed: stored, not in the key.
+            assert_eq!(holder, Some(ParamValue::Int(0)));
+            assert!(!r.key.contains("holder"), "{}", r.key);
+        }
+    }
+    // Adding the axis keeps the keys and seeds of the runs at its first value.
+    let old: HashMap<&str, u64> = base.runs.iter().map(|r| (r.key.as_str(), r.seed)).collect();
+    for r in p.runs.iter().filter(|r| r.algorithm == algo("me-raymond")) {
+        assert_eq!(old.get(r.key.as_str()), Some(&r.seed), "{}", r.key);
+    }
 }
 
 #[test]

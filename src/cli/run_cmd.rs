@@ -204,6 +204,9 @@ fn run_config(args: &RunArgs, trace: &Trace) -> Result<RunConfig, InputError> {
 pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
     let algo_params = algorithm_params(args.algo, &args.params)?;
     let (trace, timeline) = mobility(&args)?;
+    args.algo
+        .check_node_ids(&algo_params, timeline.node_count)
+        .map_err(|e| InputError::parameter("param", e))?;
     let config = run_config(&args, &trace)?;
     let output = args.algo.run(&algo_params, &timeline, config);
     if args.json {

@@ -71,6 +71,9 @@ pub enum ParamKind {
     },
     /// One of these words.
     Choice(&'static [&'static str]),
+    /// A node id: a non-negative integer, checked against the run's node count once it
+    /// is known ([`AlgoParams::check_node_ids`]).
+    Node,
 }
 
 /// The default of an algorithm parameter, typed like its [`ParamKind`].
@@ -114,6 +117,7 @@ impl ParamDef {
             ParamKind::Int { min, max } => format!("an integer in {min}..={max}"),
             ParamKind::Float { min, max } => format!("a number in [{min:?}, {max:?}]"),
             ParamKind::Choice(words) => format!("one of {}", words.join(", ")),
+            ParamKind::Node => "a node id below the run's node count".to_string(),
         }
     }
 
@@ -121,7 +125,7 @@ impl ParamDef {
     pub fn parse_text(&self, text: &str) -> Result<ParamValue, String> {
         let text = text.trim();
         match self.kind {
-            ParamKind::Int { .. } => match text.parse::<i64>() {
+            ParamKind::Int { .. } | ParamKind::Node => match text.parse::<i64>() {
                 Ok(i) => self.check(ParamValue::Int(i)),
                 Err(_) => Err(format!("`{text}` is not {}", self.kind_text())),
             },
@@ -146,6 +150,13 @@ impl ParamDef {
         match (self.kind, value) {
             (ParamKind::Int { min, max }, ParamValue::Int(i)) => {
                 if (min..=max).contains(&i) {
+                    Ok(ParamValue::Int(i))
+                } else {
+                    out_of_range(&i)
+                }
+            }
+            (ParamKind::Node, ParamValue::Int(i)) => {
+                if (0..=i64::from(u32::MAX)).contains(&i) {
                     Ok(ParamValue::Int(i))
                 } else {
                     out_of_range(&i)
@@ -246,6 +257,28 @@ impl AlgoParams {
         }
     }
 
+    /// The node-id parameter `name` (see [`Self::get`]); checked against the node count
+    /// by [`Self::check_node_ids`] before a run.
+    pub fn node(&self, name: &str) -> crate::NodeId {
+        crate::NodeId::try_from(self.int(name)).expect("a checked node id")
+    }
+
+    /// Checks every [`ParamKind::Node`] parameter of `defs` against a run of `nodes`
+    /// nodes.
+    pub fn check_node_ids(&self, defs: &[ParamDef], nodes: usize) -> Result<(), String> {
+        for def in defs.iter().filter(|d| d.kind == ParamKind::Node) {
+            let id = self.int(def.name);
+            if id < 0 || id as u64 >= nodes as u64 {
+                return Err(format!(
+                    "`{}` = {id} is not a node of this run, which has {nodes} nodes (ids 0 to {})",
+                    def.name,
+                    nodes.saturating_sub(1)
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The real parameter `name` (see [`Self::get`]).
     pub fn float(&self, name: &str) -> f64 {
         match self.get(name) {
@@ -322,6 +355,28 @@ mod tests {
                 .unwrap_err()
                 .contains("wrong type")
         );
+    }
+
+    #[test]
+    fn node_ids_are_checked_against_the_node_count() {
+        const HOLDER: ParamDef = ParamDef {
+            name: "holder",
+            description: "start",
+            kind: ParamKind::Node,
+            default: ParamDefault::Int(0),
+        };
+        assert!(
+            HOLDER
+                .parse_text("-1")
+                .unwrap_err()
+                .contains("out of range")
+        );
+        let p =
+            AlgoParams::resolve(&[HOLDER], [("holder", HOLDER.parse_text("4").unwrap())]).unwrap();
+        assert_eq!(p.node("holder"), 4);
+        assert!(p.check_node_ids(&[HOLDER], 5).is_ok());
+        let err = p.check_node_ids(&[HOLDER], 4).unwrap_err();
+        assert!(err.contains("has 4 nodes (ids 0 to 3)"), "{err}");
     }
 
     #[test]

@@ -11,11 +11,13 @@
 //! # The tree
 //!
 //! Raymond assumes a fixed, unrooted spanning tree whose edges are reliable channels. Here
-//! it is [`bfs_tree`] of the t = 0 graph rooted at node 0, which starts with the token;
-//! every other node's `HOLDER` is its BFS parent, so all `HOLDER` arrows point at the
-//! token, which is the paper's legal initial state. Nodes that cannot reach node 0 at
-//! t = 0 are attached as [`bfs_tree`] documents (their component's BFS tree, its root a
-//! logical child of node 0): logical tree edges need not be physical links.
+//! it is [`bfs_tree`] of the t = 0 graph rooted at the initial token holder (parameter
+//! `holder`, node 0 by default; where the token starts is the experiment's choice, the
+//! paper leaves it open); every other node's `HOLDER` is its BFS parent, so all `HOLDER`
+//! arrows point at the token, which is the paper's legal initial state. Nodes that cannot
+//! reach the holder at t = 0 are attached as [`bfs_tree`] documents (their component's
+//! BFS tree, its root a logical child of the holder): logical tree edges need not be
+//! physical links.
 //!
 //! # Transport: an ideal routing oracle
 //!
@@ -35,7 +37,7 @@
 //!   message (the routed send's origin), not the last physical hop; a `Request` from a
 //!   node that is no longer a physical neighbour is normal and handled like any other.
 
-use super::{AppEvent, Ctx, Message, Protocol, TokenView};
+use super::{AppEvent, Ctx, Message, Protocol, TokenStart, TokenView};
 use crate::NodeId;
 use crate::graph::bfs_forest;
 use std::collections::VecDeque;
@@ -149,12 +151,13 @@ impl Raymond {
 impl Protocol for Raymond {
     type Msg = RaymondMsg;
 
-    type Config = ();
+    type Config = TokenStart;
 
-    /// The token starts at node 0; every other node's `HOLDER` is its parent in
-    /// [`bfs_tree`], so `HOLDER` arrows form the logical tree directed at the token.
-    fn initial_states(_config: &(), neighbours: &[Vec<NodeId>]) -> Vec<Self> {
-        bfs_tree(neighbours)
+    /// The token starts at the initial holder (node 0 by default); every other node's
+    /// `HOLDER` is its parent in [`bfs_tree`], so `HOLDER` arrows form the logical tree
+    /// directed at the token.
+    fn initial_states(config: &TokenStart, neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+        bfs_tree(neighbours, config.holder)
             .into_iter()
             .enumerate()
             .map(|(i, parent)| {
@@ -200,10 +203,10 @@ impl TokenView for Raymond {
     }
 }
 
-/// The logical tree Raymond runs on: the parent of each node, `None` for node 0 (the
-/// root, where the token starts).
+/// The logical tree Raymond runs on: the parent of each node, `None` for `root` (where
+/// the token starts; node 0 unless the `holder` parameter says otherwise).
 ///
-/// Breadth-first search from node 0 over `neighbours` (the t = 0 adjacency lists, which
+/// Breadth-first search from `root` over `neighbours` (the t = 0 adjacency lists, which
 /// should be symmetric); each node's neighbours are visited in increasing id order
 /// whatever order the lists are in, so the tree is a pure function of the graph. A node's
 /// parent is therefore its neighbour one level closer to the root that BFS dequeues
@@ -212,9 +215,9 @@ impl TokenView for Raymond {
 /// short as the graph allows at t = 0, which is what Raymond's message counts
 /// (proportional to tree distance) want.
 ///
-/// Nodes unreachable from node 0 are attached deterministically: components are taken in
+/// Nodes unreachable from `root` are attached deterministically: components are taken in
 /// increasing order of their smallest id, each gets the BFS tree rooted at its smallest
-/// id (same rule as above), and that root becomes a logical child of node 0. Such an
+/// id (same rule as above), and that root becomes a logical child of `root`. Such an
 /// edge is not a physical link; the routing layer carries its messages once a path
 /// exists. The result is one tree over all nodes, as the algorithm requires.
 ///
@@ -222,12 +225,12 @@ impl TokenView for Raymond {
 ///
 /// If a list names a node `>= neighbours.len()` (the adjacency lists are built by the
 /// simulator, so this is a bug, not bad input).
-pub fn bfs_tree(neighbours: &[Vec<NodeId>]) -> Vec<Option<NodeId>> {
-    let forest = bfs_forest(neighbours, 0);
-    // Node 0 is the root of everything; every later component hangs under it.
+pub fn bfs_tree(neighbours: &[Vec<NodeId>], root: NodeId) -> Vec<Option<NodeId>> {
+    let forest = bfs_forest(neighbours, root);
+    // `root` is the root of everything; every other component hangs under it.
     (0..neighbours.len())
         .map(|i| match forest.parent[i] {
-            None if i != 0 => Some(0),
+            None if i != root as usize => Some(root),
             parent => parent,
         })
         .collect()

@@ -88,12 +88,13 @@
 //!   every step), and the added check never fires. It matters only for the initial sink
 //!   of a component that cannot reach the token at t = 0 (next point), which no message
 //!   may ever wake: there `RequestCS` calls `RaiseHeight`, which forwards the request.
-//! - **Initial state** ([`Protocol::initial_states`]): node 0 holds the token at
-//!   `(0, 0, 0)`; a node at hop distance `d` from node 0 gets `(0, d, i)`, so it has a
+//! - **Initial state** ([`Protocol::initial_states`]): the initial holder `h` (parameter
+//!   `holder`, node 0 by default: the paper lets any node start with the token) holds it
+//!   at `(0, 0, h)`; a node at hop distance `d` from `h` gets `(0, d, i)`, so it has a
 //!   neighbour at `d − 1` below it and the graph is a token-oriented DAG. A component
-//!   that cannot reach node 0 has no token, so it must have a sink: its lowest-id node
+//!   that cannot reach `h` has no token, so it must have a sink: its lowest-id node
 //!   `r`, and its node at distance `d` from `r` gets `(0, n + d, i)`. Every such height is
-//!   above every height of node 0's component (`d < n`), so when the components meet, the
+//!   above every height of `h`'s component (`d < n`), so when the components meet, the
 //!   new link points towards the token. `r` raises itself when it requests (previous
 //!   point), or when a request, a `LinkInfo` or a link change reaches it, as any sink
 //!   does; until then the component is quiet. All `height[j]` views are exact,
@@ -115,7 +116,7 @@
 //! Links are FIFO per direction (the `receivedLI` and `formHeight` mechanisms rely on it),
 //! and a node is told `LinkUp` before a message sent over the new link reaches it.
 
-use super::{AppEvent, Ctx, Message, Protocol, TokenView};
+use super::{AppEvent, Ctx, Message, Protocol, TokenStart, TokenView};
 use crate::NodeId;
 use crate::graph::bfs_forest;
 use std::collections::VecDeque;
@@ -518,12 +519,13 @@ impl Rl {
 impl Protocol for Rl {
     type Msg = RlMsg;
 
-    type Config = ();
+    type Config = TokenStart;
 
-    /// A token-oriented DAG towards node 0 on its component; other components oriented
-    /// towards their lowest id, above node 0's (module docs, "Initial state").
-    fn initial_states(_config: &(), neighbours: &[Vec<NodeId>]) -> Vec<Self> {
-        let heights = initial_heights(neighbours);
+    /// A token-oriented DAG towards the initial holder (node 0 by default) on its
+    /// component; other components oriented towards their lowest id, above the holder's
+    /// (module docs, "Initial state").
+    fn initial_states(config: &TokenStart, neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+        let heights = initial_heights(neighbours, config.holder);
         heights
             .iter()
             .enumerate()
@@ -551,7 +553,7 @@ impl Protocol for Rl {
                     me,
                     status: Status::Remainder,
                     my_height,
-                    token_holder: i == 0,
+                    token_holder: me == config.holder,
                     next,
                     queue: VecDeque::new(),
                     links,
@@ -654,19 +656,19 @@ fn node_id(i: usize) -> NodeId {
 }
 
 /// The initial heights (module docs, "Initial state"): `(0, d, i)` at hop distance `d`
-/// from node 0; `(0, n + d, i)` at distance `d` from the lowest id of a component that
-/// does not contain node 0.
+/// from the token holder; `(0, n + d, i)` at distance `d` from the lowest id of a
+/// component that does not contain the holder.
 ///
 /// # Panics
 ///
 /// If a list names a node `>= neighbours.len()` (the lists come from the simulator, so
 /// that is a bug, not bad input).
-fn initial_heights(neighbours: &[Vec<NodeId>]) -> Vec<Height> {
+fn initial_heights(neighbours: &[Vec<NodeId>], holder: NodeId) -> Vec<Height> {
     let offset = i64::try_from(neighbours.len()).expect("node count fits i64");
-    let forest = bfs_forest(neighbours, 0);
+    let forest = bfs_forest(neighbours, holder);
     (0..neighbours.len())
         .map(|i| {
-            let base = if forest.root[i] == 0 { 0 } else { offset };
+            let base = if forest.root[i] == holder { 0 } else { offset };
             Height::new(0, base + i64::from(forest.depth[i]), node_id(i))
         })
         .collect()

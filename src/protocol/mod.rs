@@ -283,6 +283,33 @@ pub trait LeaderView {
     fn neighbour_height(&self, j: NodeId) -> Option<Self::Height>;
 }
 
+/// The token holder at t = 0, a parameter of the token algorithms (`holder`, default
+/// node 0): where the token starts is a property of the experiment, not of the rules.
+pub const INITIAL_HOLDER: ParamDef = ParamDef {
+    name: "holder",
+    description: "node holding the token at t = 0",
+    kind: ParamKind::Node,
+    default: ParamDefault::Int(0),
+};
+
+/// The configuration of the single-token algorithms (RL, Raymond): where the token
+/// starts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TokenStart {
+    /// The node holding the token at t = 0 ([`INITIAL_HOLDER`]).
+    pub holder: NodeId,
+}
+
+impl ProtocolConfig for TokenStart {
+    const PARAMS: &'static [ParamDef] = &[INITIAL_HOLDER];
+
+    fn from_params(params: &AlgoParams) -> Self {
+        Self {
+            holder: params.node(INITIAL_HOLDER.name),
+        }
+    }
+}
+
 /// What monitors read from a mutual-exclusion node.
 pub trait TokenView {
     /// Whether this node holds the token now (in flight does not count).

@@ -114,6 +114,9 @@ pub fn run_one(
         MobilitySource::Rwp(params) => Arc::new(rwp::generate(params)?),
         MobilitySource::Trace(path) => cache_trace(path)?,
     };
+    run.algorithm
+        .check_node_ids(&run.algo_params, trace.node_count())
+        .map_err(|e| anyhow::anyhow!("run {}: {e}", run.key))?;
     let timeline = link_timeline(&trace, run.range);
     let mobility = mobility_stats(&trace, &timeline);
     let mut config = run.config;

@@ -73,7 +73,7 @@ use super::plan::{MobilitySource, ParamValue, Plan, PlannedRun};
 use crate::input::{InputError, Location};
 use crate::mobility::rwp::{PauseDist, RwpParams, SpeedDist};
 use crate::params;
-use crate::protocol::AlgoParams;
+use crate::protocol::{AlgoParams, ParamKind};
 use crate::registry::Algorithm;
 use crate::sim::seeds::{self, Purpose};
 use crate::sim::{DelayModel, Duration, NetworkConfig, RunConfig, SimTime, WorkloadConfig};
@@ -895,6 +895,7 @@ fn key_text(v: &ParamValue) -> String {
 /// results of the old spec are never mistaken for the new one's.
 pub fn expand(spec: &Spec) -> Result<Plan, InputError> {
     check_combinations(spec)?;
+    check_node_ids(spec)?;
     let axes: Vec<&SpecParam> = spec.params.iter().filter(|p| p.is_axis).collect();
     let points: u64 = axes.iter().map(|a| a.values.len() as u64).product();
     let total = estimated_runs(spec);
@@ -1115,6 +1116,44 @@ fn planned_run(
         config,
         duration,
     }
+}
+
+/// Checks node-id algorithm parameters (`holder`) against every value of `nodes`, so a
+/// sweep never fails on a run whose node does not exist. With traces the node count is
+/// known only once a trace is read: the executor checks then, naming the run.
+fn check_node_ids(spec: &Spec) -> Result<(), InputError> {
+    let Some(nodes) = spec.param("nodes") else {
+        return Ok(());
+    };
+    for p in &spec.params {
+        let Scope::Algorithm(algorithm) = p.scope else {
+            continue;
+        };
+        let is_node = algorithm
+            .params()
+            .iter()
+            .any(|d| d.name == p.name && d.kind == ParamKind::Node);
+        if !is_node {
+            continue;
+        }
+        for (i, value) in p.values.iter().enumerate() {
+            for n in &nodes.values {
+                if let (ParamValue::Int(id), ParamValue::Int(count)) = (value, n)
+                    && id >= count
+                {
+                    return Err(InputError::new(
+                        Location::file(spec.path.display().to_string())
+                            .with_field(p.element_path(i)),
+                        format!(
+                            "node {id} does not exist when nodes = {count} (ids 0 to {})",
+                            count - 1
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Checks the cross-key constraints of random-waypoint mobility for every combination

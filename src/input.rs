@@ -11,12 +11,16 @@ use std::path::Path;
 /// key or token (for example `X_`, `speed`, `params:x`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
+    /// The file as named to the user, or `--name` for a command-line parameter.
     pub file: String,
+    /// 1-based line number; `None` when the whole file (or parameter) is meant.
     pub line: Option<usize>,
+    /// Column, key or token at fault, when narrower than the line.
     pub field: Option<String>,
 }
 
 impl Location {
+    /// The whole of `file`: no line, no field.
     pub fn file(file: impl Into<String>) -> Self {
         Self {
             file: file.into(),
@@ -25,6 +29,7 @@ impl Location {
         }
     }
 
+    /// Line `line` (1-based) of `file`.
     pub fn line(file: impl Into<String>, line: usize) -> Self {
         Self {
             file: file.into(),
@@ -33,6 +38,7 @@ impl Location {
         }
     }
 
+    /// Narrows the location to one column, key or token.
     pub fn with_field(mut self, field: impl Into<String>) -> Self {
         self.field = Some(field.into());
         self
@@ -56,11 +62,14 @@ impl fmt::Display for Location {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{location}: {message}")]
 pub struct InputError {
+    /// Where the bad input is.
     pub location: Location,
+    /// What was expected instead, worded for the person fixing the file.
     pub message: String,
 }
 
 impl InputError {
+    /// An error at `location`; `message` says what was expected.
     pub fn new(location: Location, message: impl Into<String>) -> Self {
         Self {
             location,
@@ -82,7 +91,9 @@ impl InputError {
 /// Input that is usable but suspicious; readers collect these, `trace lint` prints them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputWarning {
+    /// Where the suspicious input is.
     pub location: Location,
+    /// Why it looks wrong, worded for the person who wrote the file.
     pub message: String,
 }
 

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! linkrev: trace-driven analysis of link-reversal algorithms on mobile ad hoc networks.
 //!
 //! # Code map

@@ -20,10 +20,12 @@ use std::process::ExitCode;
 #[derive(Debug, Parser)]
 #[command(name = "linkrev", version, about, long_about = None)]
 pub struct Cli {
+    /// The subcommand to run, with its own arguments.
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// The `linkrev` subcommands; each variant's doc is its line in `--help`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// The main job: run reduced standard studies and write their report (reports/demo).
@@ -52,6 +54,7 @@ pub enum Command {
 
 /// What a command reports back to `main`.
 pub enum Outcome {
+    /// The command did what was asked (exit code 0).
     Success,
     /// A check ran and found a mismatch (exit code 1).
     Mismatch,

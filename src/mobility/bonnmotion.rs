@@ -54,7 +54,9 @@ use std::path::{Path, PathBuf};
 /// A parsed BonnMotion scenario.
 #[derive(Clone, Debug)]
 pub struct BonnMotionFile {
+    /// The scenario as legs, cut at the params' `duration`, pauses merged.
     pub trace: Trace,
+    /// Usable but suspicious input (waypoints cut off or outside the area).
     pub warnings: Vec<InputWarning>,
 }
 

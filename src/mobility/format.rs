@@ -38,6 +38,7 @@ impl TraceFormat {
         }
     }
 
+    /// Name used in messages: `ns-2` or `BonnMotion`.
     pub fn name(self) -> &'static str {
         match self {
             TraceFormat::Ns2 => "ns-2",
@@ -55,10 +56,13 @@ impl fmt::Display for TraceFormat {
 /// A trace read from a file, with what else the file said.
 #[derive(Clone, Debug)]
 pub struct LoadedTrace {
+    /// The trace, validated.
     pub trace: Trace,
     /// setdest's footer counts, when the file is an ns-2 file that has them.
     pub footer: Option<SetdestFooter>,
+    /// Usable but suspicious input found while reading (`trace lint` prints them).
     pub warnings: Vec<InputWarning>,
+    /// The reader used, chosen from the file name.
     pub format: TraceFormat,
 }
 
@@ -91,8 +95,12 @@ pub fn read_trace(path: &Path) -> Result<LoadedTrace, InputError> {
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write {format} trace {}: {source}", path.display())]
 pub struct WriteTraceError {
+    /// The path given to [`write_trace`]; for BonnMotion the movements file (a failure
+    /// writing the `.params` file names that file in `source`).
     pub path: PathBuf,
+    /// The format chosen from `path`'s name.
     pub format: TraceFormat,
+    /// The I/O failure.
     #[source]
     pub source: io::Error,
 }

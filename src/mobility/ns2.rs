@@ -107,8 +107,12 @@ pub const AREA_SLACK: f64 = 1e-6;
 /// The counts setdest prints at the end of a file, kept to cross-check our replay.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SetdestFooter {
+    /// The footer's `Destination Unreachables`; `None` if absent or unreadable.
     pub destination_unreachables: Option<u64>,
+    /// The footer's `Route Changes` total; `None` if absent or unreadable.
     pub route_changes: Option<u64>,
+    /// The footer's `Link Changes` total, which the link-event replay is checked
+    /// against; `None` if absent or unreadable.
     pub link_changes: Option<u64>,
     /// The per-node table, indexed by node.
     pub per_node: Vec<NodeFooter>,
@@ -117,19 +121,24 @@ pub struct SetdestFooter {
 /// One row of the footer's per-node table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NodeFooter {
+    /// The node the row is about (expected to equal the row's position).
     pub node: u32,
+    /// Route changes setdest counted for this node.
     pub route_changes: u64,
+    /// Link changes setdest counted for this node, checked against the replay.
     pub link_changes: u64,
 }
 
 /// A parsed ns-2 file: the trace plus what else the file said.
 #[derive(Clone, Debug)]
 pub struct Ns2File {
+    /// The movement as legs, in the reader's normal form (see the module docs).
     pub trace: Trace,
     /// Present when the file ends with setdest's footer.
     pub footer: Option<SetdestFooter>,
     /// Number of `$god_ set-dist` lines (setdest's route oracle; not used for links).
     pub god_lines: usize,
+    /// Usable but suspicious input, located (see "Warnings" in the module docs).
     pub warnings: Vec<InputWarning>,
 }
 

@@ -92,10 +92,20 @@ pub struct RwpParams {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SpeedDist {
     /// Uniform on `[min, max]` (setdest `-s 1`); `min == max` is a constant speed.
-    Uniform { min: f64, max: f64 },
+    Uniform {
+        /// Lowest speed, m/s (at least 0).
+        min: f64,
+        /// Highest speed, m/s (at least `min`).
+        max: f64,
+    },
     /// Normal with mean (min+max)/2 and sd (max−min)/4, redrawn until inside
     /// `[min, max]` (setdest `-s 2`).
-    Normal { min: f64, max: f64 },
+    Normal {
+        /// Lower truncation bound, m/s: draws below it are redrawn.
+        min: f64,
+        /// Upper truncation bound, m/s: draws above it are redrawn.
+        max: f64,
+    },
 }
 
 /// Distribution of a pause, seconds, as setdest's `-P` option.
@@ -104,7 +114,10 @@ pub enum PauseDist {
     /// Always this long (setdest `-P 1`).
     Constant(f64),
     /// Uniform on `[0, 2·mean]` (setdest `-P 2`).
-    Uniform { mean: f64 },
+    Uniform {
+        /// Mean pause, seconds; pauses are uniform on `[0, 2·mean]`.
+        mean: f64,
+    },
 }
 
 /// The initial state of the nodes.

@@ -13,19 +13,24 @@ use std::fmt;
 /// A point (or displacement) in the plane, metres.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Point {
+    /// Horizontal component: metres for a position, m/s for a velocity.
     pub x: f64,
+    /// Vertical component: metres for a position, m/s for a velocity.
     pub y: f64,
 }
 
 impl Point {
+    /// The point (or vector) `(x, y)`.
     pub const fn new(x: f64, y: f64) -> Self {
         Self { x, y }
     }
 
+    /// Euclidean distance to `other`, metres.
     pub fn distance(self, other: Point) -> f64 {
         (self.x - other.x).hypot(self.y - other.y)
     }
 
+    /// Euclidean length of the vector (the speed, m/s, when it is a velocity).
     pub fn norm(self) -> f64 {
         self.x.hypot(self.y)
     }
@@ -42,7 +47,9 @@ pub use crate::NodeId;
 /// The simulation area `[0, width] × [0, height]`, metres.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Area {
+    /// Extent along x, metres.
     pub width: f64,
+    /// Extent along y, metres.
     pub height: f64,
 }
 
@@ -78,18 +85,22 @@ impl Leg {
         )
     }
 
+    /// Position at the leg's `end` time.
     pub fn end_position(&self) -> Point {
         self.position_at(self.end)
     }
 
+    /// Speed along the leg, metres per second (0 for a pause).
     pub fn speed(&self) -> f64 {
         self.velocity.norm()
     }
 
+    /// Length of the leg in seconds (`end - start`, always positive).
     pub fn duration(&self) -> f64 {
         self.end - self.start
     }
 
+    /// Whether the node stands still on this leg (velocity exactly zero).
     pub fn is_pause(&self) -> bool {
         self.velocity.x == 0.0 && self.velocity.y == 0.0
     }
@@ -108,20 +119,38 @@ pub struct Trajectory {
 /// Why a list of legs is not a valid trajectory.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum TrajectoryError {
+    /// No legs at all.
     #[error("a trajectory needs at least one leg")]
     Empty,
+    /// The first leg starts at this time (seconds) instead of 0.
     #[error("the first leg starts at {0} s, not at 0")]
     NotFromZero(f64),
+    /// A leg does not start when the previous one ends.
     #[error("leg {index} starts at {start} s but the previous leg ends at {prev_end} s")]
     Gap {
+        /// Position of the leg in the list.
         index: usize,
+        /// Its start time, seconds.
         start: f64,
+        /// End time of the previous leg, seconds.
         prev_end: f64,
     },
+    /// A leg that does not end after it starts.
     #[error("leg {index} has non-positive length [{start}, {end}] s")]
-    ZeroLength { index: usize, start: f64, end: f64 },
+    ZeroLength {
+        /// Position of the leg in the list.
+        index: usize,
+        /// Its start time, seconds.
+        start: f64,
+        /// Its end time, seconds (not after `start`).
+        end: f64,
+    },
+    /// A leg's time, position or velocity is NaN or infinite.
     #[error("leg {index} has a non-finite value")]
-    NotFinite { index: usize },
+    NotFinite {
+        /// Position of the leg in the list.
+        index: usize,
+    },
 }
 
 impl Trajectory {
@@ -175,10 +204,12 @@ impl Trajectory {
         }
     }
 
+    /// The legs in time order; they tile `[0, end_time()]`.
     pub fn legs(&self) -> &[Leg] {
         &self.legs
     }
 
+    /// When the last leg ends, seconds (the trace duration, within a [`Trace`]).
     pub fn end_time(&self) -> f64 {
         self.legs[self.legs.len() - 1].end
     }
@@ -207,25 +238,36 @@ impl Trajectory {
 /// A mobility trace: the area, the duration and one trajectory per node.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trace {
+    /// The area the nodes move in, metres.
     pub area: Area,
+    /// Length of the trace in seconds: every node's legs tile `[0, duration]`.
     pub duration: f64,
+    /// One trajectory per node, indexed by [`NodeId`].
     pub nodes: Vec<Trajectory>,
 }
 
 /// Why the parts do not form a trace.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum TraceError {
+    /// A node's legs do not form a trajectory.
     #[error("node {node}: {source}")]
     Trajectory {
+        /// Index of the node.
         node: usize,
+        /// What is wrong with its legs.
         source: TrajectoryError,
     },
+    /// A node's trajectory does not end at the trace's duration.
     #[error("node {node} ends at {end} s but the trace lasts {duration} s")]
     WrongEnd {
+        /// Index of the node.
         node: usize,
+        /// When its last leg ends, seconds.
         end: f64,
+        /// The trace's duration, seconds.
         duration: f64,
     },
+    /// The duration (seconds) is zero, negative, NaN or infinite.
     #[error("the duration must be positive and finite, got {0}")]
     BadDuration(f64),
 }
@@ -264,14 +306,18 @@ impl Trace {
         Self::new(area, duration, nodes)
     }
 
+    /// Number of nodes (trajectories).
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }
 
+    /// Position (metres) of `node` at `t` seconds; held before 0 and after the end.
+    /// Panics if `node` is out of range.
     pub fn position(&self, node: NodeId, t: f64) -> Point {
         self.nodes[node as usize].position(t)
     }
 
+    /// Number of legs over all nodes.
     pub fn total_legs(&self) -> usize {
         self.nodes.iter().map(|n| n.legs().len()).sum()
     }

@@ -37,15 +37,23 @@ use serde::Serialize;
 /// One topology change and how leader election reacted to it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ChangeRecord {
+    /// Simulated time of the change, seconds.
     pub time_s: f64,
     /// `up` or `down`.
     pub kind: &'static str,
+    /// Lower-numbered endpoint of the link that changed.
     pub a: NodeId,
+    /// Higher-numbered endpoint of the link that changed.
     pub b: NodeId,
+    /// Whether the components of both endpoints became quiescent and legal before
+    /// the record was censored or the run ended.
     pub converged: bool,
+    /// Seconds from the change to convergence; `None` unless `converged`.
     pub convergence_time_s: Option<f64>,
     /// Messages sent from the change until convergence (or until censoring or the end).
     pub messages: u64,
+    /// A further change touching the same components came first, so the record
+    /// stopped there (it is kept, flagged).
     pub censored: bool,
 }
 
@@ -58,11 +66,14 @@ struct Open {
 /// Watches a leader-election run.
 #[derive(Default)]
 pub struct LeMonitor {
+    /// One record per topology change, in time order.
     pub records: Vec<ChangeRecord>,
     open: Vec<Open>,
+    /// Quiescent components found illegal, counted once per incident.
     pub safety: SafetyLog,
     /// Node-seconds without an agreed leader.
     pub leaderless_node_time: f64,
+    /// How many times any node's leader id changed, summed over nodes.
     pub leader_changes: u64,
     leaders: Vec<NodeId>,
     leaderless_now: usize,
@@ -149,6 +160,7 @@ fn agrees<P: LeaderView>(nodes: &[P], members: &[NodeId]) -> bool {
 }
 
 impl LeMonitor {
+    /// A monitor with nothing recorded yet.
     pub fn new() -> Self {
         Self::default()
     }

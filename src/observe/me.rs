@@ -18,10 +18,12 @@ pub struct MeMonitor {
     held: u32,
     two_in_cs: bool,
     bad_token_count: bool,
+    /// Violations of the two invariants (`two_in_cs`, `token_count`), per incident.
     pub safety: SafetyLog,
 }
 
 impl MeMonitor {
+    /// A monitor with nothing recorded yet.
     pub fn new() -> Self {
         Self::default()
     }

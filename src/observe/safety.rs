@@ -9,16 +9,22 @@ use serde::Serialize;
 pub struct Violation {
     /// Which invariant (`two_in_cs`, `token_count`, `illegal_component`).
     pub kind: &'static str,
+    /// Simulated time of the event that broke the invariant, seconds.
     pub time_s: f64,
+    /// 0-based index of that event in the run.
     pub event_index: u64,
+    /// The nodes involved (e.g. those in the critical section, or a disagreeing pair).
     pub nodes: Vec<NodeId>,
+    /// What was wrong, in words.
     pub detail: String,
 }
 
 /// Violations of one run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SafetyLog {
+    /// Number of violations (incidents, each counted once at its onset).
     pub count: u64,
+    /// The first violation, kept to reproduce it; `None` if there was none.
     pub first: Option<Violation>,
 }
 

@@ -14,9 +14,13 @@ pub use line::{PALETTE, pgfplots_tex, points_csv, render_png, render_svg};
 /// drawn as an error bar.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Point {
+    /// Position on the x axis, in the x variable's unit.
     pub x: f64,
+    /// Value plotted at `x`.
     pub y: f64,
+    /// Lower confidence bound; an interval is drawn only when `high` is set too.
     pub low: Option<f64>,
+    /// Upper confidence bound; an interval is drawn only when `low` is set too.
     pub high: Option<f64>,
 }
 
@@ -45,7 +49,9 @@ impl Point {
 /// One labelled line of a chart (one algorithm, one parameter setting, ...).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
+    /// Legend text.
     pub label: String,
+    /// The points, joined in this order (so normally by increasing `x`).
     pub points: Vec<Point>,
 }
 
@@ -97,14 +103,23 @@ pub enum IntervalStyle {
 /// A line chart: several series over a shared x axis, optionally logarithmic.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LineChart {
+    /// Caption above the plot.
     pub title: String,
+    /// Label of the x axis, with its unit.
     pub x_label: String,
+    /// Label of the y axis, with its unit.
     pub y_label: String,
+    /// The lines, drawn and listed in the legend in this order.
     pub series: Vec<Series>,
+    /// Logarithmic x axis; points with x ≤ 0 are not plotted.
     pub log_x: bool,
+    /// Logarithmic y axis; points with y ≤ 0 are not plotted.
     pub log_y: bool,
+    /// Width class the figure is sized for.
     pub size: FigureSize,
+    /// Markers on every point, or a staircase (an empirical CDF).
     pub kind: LineKind,
+    /// Whether confidence intervals are error bars or a band.
     pub intervals: IntervalStyle,
     /// A horizontal reference line (e.g. y = 0 under paired differences, where "no
     /// difference" must be visible); the y axis is widened to include it.

@@ -176,6 +176,7 @@ impl fmt::Display for Height {
 /// The only message of the algorithm: the sender's current height.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LeMsg {
+    /// The sender's height when it sent the message.
     Update(Height),
 }
 
@@ -219,6 +220,7 @@ impl LeMalpani {
         }
     }
 
+    /// This node's id (`height.id`).
     pub fn id(&self) -> NodeId {
         self.height.id
     }

@@ -130,12 +130,16 @@ use std::fmt;
 /// token moves, so it can be negative.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Height {
+    /// Raised by `RaiseHeight` (link reversal).
     pub h1: i64,
+    /// One below the sender's on each token hop, so it can be negative.
     pub h2: i64,
+    /// The node's id; it breaks ties, so heights are distinct.
     pub id: NodeId,
 }
 
 impl Height {
+    /// The height `(h1, h2, id)`.
     pub const fn new(h1: i64, h2: i64, id: NodeId) -> Self {
         Self { h1, h2, id }
     }
@@ -229,6 +233,7 @@ impl Rl {
         self.me
     }
 
+    /// `status`: whether the node is idle, waiting for or in the critical section.
     pub fn status(&self) -> Status {
         self.status
     }

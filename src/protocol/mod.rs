@@ -144,17 +144,32 @@ pub enum AppEvent {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect<M> {
     /// Send `msg` over the direct link to neighbour `to`.
-    Send { to: NodeId, msg: M },
+    Send {
+        /// The neighbour at the other end of the link.
+        to: NodeId,
+        /// Payload, handed to the receiver's [`Protocol::on_message`].
+        msg: M,
+    },
     /// Send `msg` to any node through the routing layer: hop by hop over a shortest path
     /// of the current graph, waiting while there is none (the Raymond baseline's setting).
-    SendRouted { to: NodeId, msg: M },
+    SendRouted {
+        /// Destination: any node, not necessarily a neighbour.
+        to: NodeId,
+        /// Payload, handed to the destination's [`Protocol::on_message`].
+        msg: M,
+    },
     /// The node enters its critical section now; the application releases it later with
     /// [`AppEvent::ReleaseCs`].
     EnterCs,
     /// Call [`Protocol::on_timer`] with `tag` after `delay_ns` nanoseconds. Timers are the
     /// protocol's only notion of time passing (none of the shipped algorithms needs one;
     /// variants with timeouts do).
-    SetTimer { delay_ns: u64, tag: u64 },
+    SetTimer {
+        /// Simulated delay before the timer fires, nanoseconds.
+        delay_ns: u64,
+        /// Handed back to [`Protocol::on_timer`], to tell timers apart.
+        tag: u64,
+    },
 }
 
 /// The handler's window on the world: which node it is, the time of the event being
@@ -168,6 +183,8 @@ pub struct Ctx<M> {
 }
 
 impl<M> Ctx<M> {
+    /// A context for `node` handling an event at `event_time_ns` (nanoseconds),
+    /// with no effects yet.
     pub fn new(node: NodeId, event_time_ns: u64) -> Self {
         Self {
             node,
@@ -198,18 +215,24 @@ impl<M> Ctx<M> {
         self.event_time_ns
     }
 
+    /// Sends `msg` over the direct link to neighbour `to` ([`Effect::Send`]).
     pub fn send(&mut self, to: NodeId, msg: M) {
         self.effects.push(Effect::Send { to, msg });
     }
 
+    /// Sends `msg` to any node `to` through the routing layer
+    /// ([`Effect::SendRouted`]).
     pub fn send_routed(&mut self, to: NodeId, msg: M) {
         self.effects.push(Effect::SendRouted { to, msg });
     }
 
+    /// Enters the critical section now ([`Effect::EnterCs`]).
     pub fn enter_cs(&mut self) {
         self.effects.push(Effect::EnterCs);
     }
 
+    /// Asks for [`Protocol::on_timer`] with `tag` after `delay_ns` nanoseconds
+    /// ([`Effect::SetTimer`]).
     pub fn set_timer(&mut self, delay_ns: u64, tag: u64) {
         self.effects.push(Effect::SetTimer { delay_ns, tag });
     }
@@ -219,6 +242,7 @@ impl<M> Ctx<M> {
         self.effects.drain(..)
     }
 
+    /// The effects pushed so far, in order, without draining them.
     pub fn effects(&self) -> &[Effect<M>] {
         &self.effects
     }
@@ -238,6 +262,7 @@ pub trait Message: Clone + Debug {
 
 /// One node's state machine.
 pub trait Protocol: Clone + Debug + Sized {
+    /// The messages nodes exchange.
     type Msg: Message;
 
     /// What every node of a run shares: the algorithm's parameters (`()` for none). Its
@@ -274,6 +299,8 @@ pub trait Protocol: Clone + Debug + Sized {
 
 /// What monitors read from a leader-election node.
 pub trait LeaderView {
+    /// A node's height: totally ordered; each link points from its higher end to its
+    /// lower end.
     type Height: Ord + Clone + Debug;
     /// The node this node believes leads its component.
     fn leader(&self) -> NodeId;

@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 /// A set of nodes, the current links and the messages in flight.
 #[derive(Debug)]
 pub struct Harness<P: Protocol> {
+    /// Every node's state, indexed by id; tests read and set it directly.
     pub nodes: Vec<P>,
     links: BTreeSet<(NodeId, NodeId)>,
     in_flight: BTreeMap<(NodeId, NodeId), VecDeque<P::Msg>>,
@@ -68,6 +69,7 @@ impl<P: Protocol> Harness<P> {
         }
     }
 
+    /// Whether link `a–b` is up (in either order).
     pub fn linked(&self, a: NodeId, b: NodeId) -> bool {
         self.links.contains(&key(a, b))
     }
@@ -86,6 +88,7 @@ impl<P: Protocol> Harness<P> {
         self.run(b, |p, ctx| p.on_link_down(a, ctx));
     }
 
+    /// Hands `node` an application event (request or release the CS).
     pub fn app(&mut self, node: NodeId, event: AppEvent) {
         self.run(node, |p, ctx| p.on_app(event, ctx));
     }
@@ -105,6 +108,7 @@ impl<P: Protocol> Harness<P> {
             .unwrap_or_default()
     }
 
+    /// Number of messages sent and not yet delivered, over all links.
     pub fn in_flight_count(&self) -> usize {
         self.in_flight.values().map(VecDeque::len).sum()
     }

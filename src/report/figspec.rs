@@ -44,12 +44,24 @@ use toml::Spanned;
 #[derive(Debug, Clone, PartialEq)]
 pub enum FigureKind {
     /// A statistic of a runs-table metric `y` over the parameter `x`, one line per series.
-    Line { y: String, statistic: Statistic },
+    Line {
+        /// The runs-table metric plotted.
+        y: String,
+        /// What each point summarises the replications with.
+        statistic: Statistic,
+    },
     /// The empirical CDF of the per-event column `x` (a `requests` or `changes` column),
     /// pooled over the runs of each series.
     Ecdf,
     /// Mean paired difference `y(a) − y(b)` over the parameter `x`, with its 95% CI.
-    Paired { y: String, a: String, b: String },
+    Paired {
+        /// The runs-table metric differenced.
+        y: String,
+        /// Algorithm of the first term, `y(a)`.
+        a: String,
+        /// Algorithm subtracted, `y(b)`; never equal to `a`.
+        b: String,
+    },
 }
 
 /// The summary a line figure plots.
@@ -58,7 +70,9 @@ pub enum FigureKind {
 pub enum Statistic {
     /// Mean over replications, with a 95% Student-t interval.
     Mean,
+    /// Median over replications (no interval).
     Median,
+    /// 95th percentile over replications (no interval).
     P95,
 }
 
@@ -76,7 +90,9 @@ impl Statistic {
 /// One accepted value of a filter.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FilterValue {
+    /// A number (TOML integers are converted to `f64`).
     Number(f64),
+    /// A string (TOML booleans arrive as `true` or `false`).
     Text(String),
 }
 
@@ -92,23 +108,33 @@ impl std::fmt::Display for FilterValue {
 /// One validated `[[figure]]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FigureSpec {
+    /// Unique in its file; letters, digits, `_` and `-`; the stem of its files.
     pub name: String,
+    /// What is plotted, with the fields only that kind uses.
     pub kind: FigureKind,
     /// The experiment (results directory) it draws from; `None`: the only one.
     pub experiment: Option<String>,
+    /// Column on the x axis: a parameter, or the per-event column of an ECDF.
     pub x: String,
     /// Columns whose value combinations make the lines (may be empty: one line).
     pub series: Vec<String>,
+    /// Column with one panel per value; `None`: a single panel.
     pub facet: Option<String>,
     /// Keep rows whose column equals one of the values.
     pub filter: Vec<(String, Vec<FilterValue>)>,
     /// `None`: no confidence intervals drawn.
     pub intervals: Option<IntervalStyle>,
+    /// Logarithmic x axis.
     pub log_x: bool,
+    /// Logarithmic y axis.
     pub log_y: bool,
+    /// Chart title; `None`: one made from the column labels.
     pub title: Option<String>,
+    /// x-axis label; `None`: the column's label, with its unit.
     pub x_label: Option<String>,
+    /// y-axis label; `None`: made from the metric's label and the statistic.
     pub y_label: Option<String>,
+    /// Width class the figure is drawn for (one column unless given).
     pub size: FigureSize,
     /// Where the figure is defined (file and line), for errors found later.
     pub origin: Location,

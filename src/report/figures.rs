@@ -33,6 +33,7 @@ pub const MAX_ECDF_POINTS: usize = 400;
 pub struct Panel {
     /// File stem: the figure name, plus the facet value when faceted.
     pub stem: String,
+    /// The chart as data, rendered to SVG, PNG, CSV and pgfplots.
     pub chart: LineChart,
     /// Aggregated rows behind the chart (`data/<stem>.csv`).
     pub table: DataFrame,
@@ -42,7 +43,9 @@ pub struct Panel {
 
 /// A figure spec with the panels built from the results.
 pub struct Figure {
+    /// The spec the figure was built from.
     pub spec: FigureSpec,
+    /// One panel per facet value (a single panel when not faceted).
     pub panels: Vec<Panel>,
 }
 

@@ -35,9 +35,13 @@ use std::path::{Path, PathBuf};
 
 /// One results directory, opened read-only.
 pub struct Experiment {
+    /// The experiment's name from its spec; unique among a report's experiments.
     pub name: String,
+    /// The results directory it was opened from.
     pub dir: PathBuf,
+    /// The directory's result tables, opened read-only.
     pub store: Store,
+    /// The plan of the directory's spec copy: every run, stored or not.
     pub plan: Plan,
     /// The experiment spec the runs were made with, verbatim.
     pub spec_text: String,
@@ -91,17 +95,27 @@ pub enum FigureSource<'a> {
     /// A figure spec file (`--figures`).
     File(&'a Path),
     /// Figure spec text with a name for errors (the demo's built-in specs).
-    Text { text: &'a str, name: &'a str },
+    Text {
+        /// The figure specs, in the figure spec file's TOML format.
+        text: &'a str,
+        /// What errors call the text, in place of a file name.
+        name: &'a str,
+    },
     /// One figure per metric and numeric sweep axis (see [`default_figures`]).
     Defaults,
 }
 
 /// What a report wrote.
 pub struct ReportSummary {
+    /// Path of the written `index.html`.
     pub index: PathBuf,
+    /// Number of figures (one per figure spec).
     pub figures: usize,
+    /// Number of panels over all figures (one per facet value).
     pub panels: usize,
+    /// Runs stored in all the results directories.
     pub runs: usize,
+    /// Safety violations summed over every stored run.
     pub safety_violations: u64,
 }
 

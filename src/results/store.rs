@@ -151,6 +151,7 @@ impl Store {
         })
     }
 
+    /// The results directory (normally `results/<experiment>`).
     pub fn dir(&self) -> &Path {
         &self.dir
     }

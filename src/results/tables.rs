@@ -15,8 +15,11 @@ use polars::prelude::*;
 /// Everything one finished run contributes to the store.
 #[derive(Clone, Debug)]
 pub struct RunRecord {
+    /// The experiment's name, repeated in every row.
     pub experiment: String,
+    /// The planned run: index, key, algorithm, replication, seed and parameters.
     pub run: PlannedRun,
+    /// What the simulation produced: summary, change and request records.
     pub output: RunOutput,
     /// Mobility covariates of the run's trace at its range.
     pub mobility: MobilityStats,

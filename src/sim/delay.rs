@@ -12,15 +12,20 @@ use std::str::FromStr;
 /// How long one hop takes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum DelayModel {
+    /// Always this long.
     Constant(Duration),
     /// Uniform on `[min, max]` nanoseconds.
     Uniform {
+        /// Shortest delay.
         min: Duration,
+        /// Longest delay.
         max: Duration,
     },
     /// `min + Exp(mean − min)`.
     Exponential {
+        /// Shortest delay (the exponential part is added to it).
         min: Duration,
+        /// Overall mean delay, `min` included.
         mean: Duration,
     },
 }

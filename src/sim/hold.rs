@@ -40,10 +40,15 @@ impl HoldDelay {
 /// Events per second of both loops for one delay model.
 #[derive(Clone, Debug, Serialize)]
 pub struct HoldResult {
+    /// The delay distribution of the hold model.
     pub delay: HoldDelay,
+    /// Events kept pending.
     pub pending: usize,
+    /// Events processed per measurement.
     pub events: u64,
+    /// Through linkrev's event queue (best of the repeats).
     pub events_per_s: f64,
+    /// Through a bare `BinaryHeap<Reverse<u64>>` loop (best of the repeats).
     pub bare_events_per_s: f64,
     /// `events_per_s / bare_events_per_s`.
     pub ratio: f64,

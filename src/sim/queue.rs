@@ -48,6 +48,7 @@ impl<E> Default for EventQueue<E> {
 }
 
 impl<E> EventQueue<E> {
+    /// An empty queue.
     pub fn new() -> Self {
         Self {
             heap: BinaryHeap::new(),
@@ -55,6 +56,7 @@ impl<E> EventQueue<E> {
         }
     }
 
+    /// An empty queue with room for `capacity` events.
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
             heap: BinaryHeap::with_capacity(capacity),
@@ -62,24 +64,29 @@ impl<E> EventQueue<E> {
         }
     }
 
+    /// Schedules `event` at `time`, after every event already scheduled at that time.
     pub fn push(&mut self, time: SimTime, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.heap.push(Entry { time, seq, event });
     }
 
+    /// The earliest event (the first scheduled among equal times), removed.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         self.heap.pop().map(|e| (e.time, e.event))
     }
 
+    /// The time of the earliest event.
     pub fn peek_time(&self) -> Option<SimTime> {
         self.heap.peek().map(|e| e.time)
     }
 
+    /// Events scheduled.
     pub fn len(&self) -> usize {
         self.heap.len()
     }
 
+    /// Whether nothing is scheduled.
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
     }

@@ -12,9 +12,13 @@ use rand_chacha::ChaCha8Rng;
 /// What a stream is for; the discriminant separates the streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Purpose {
+    /// Random-waypoint trajectories.
     Mobility = 1,
+    /// Per-hop message delays.
     Delay = 2,
+    /// Gaps between a node's CS requests (one stream per node).
     RequestGaps = 3,
+    /// Critical-section durations (one stream per node).
     CsDurations = 4,
 }
 

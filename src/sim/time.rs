@@ -11,7 +11,9 @@ use std::fmt;
 pub struct SimTime(pub u64);
 
 impl SimTime {
+    /// The start of every run.
     pub const ZERO: SimTime = SimTime(0);
+    /// Nanoseconds per second.
     pub const NANOS_PER_SEC: u64 = 1_000_000_000;
 
     /// Rounds seconds to the nearest nanosecond; negative or NaN inputs clamp to zero.
@@ -24,10 +26,12 @@ impl SimTime {
         })
     }
 
+    /// Seconds since the start.
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / Self::NANOS_PER_SEC as f64
     }
 
+    /// Nanoseconds since the start.
     pub fn nanos(self) -> u64 {
         self.0
     }
@@ -37,6 +41,7 @@ impl SimTime {
         SimTime(self.0.saturating_add(d.0))
     }
 
+    /// `self − earlier`, zero if `earlier` is later.
     pub fn since(self, earlier: SimTime) -> Duration {
         Duration(self.0.saturating_sub(earlier.0))
     }
@@ -53,10 +58,12 @@ impl fmt::Display for SimTime {
 pub struct Duration(pub u64);
 
 impl Duration {
+    /// Rounds seconds to the nearest nanosecond; negative or NaN inputs clamp to zero.
     pub fn from_secs_f64(seconds: f64) -> Self {
         Duration(SimTime::from_secs_f64(seconds).0)
     }
 
+    /// In seconds.
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / SimTime::NANOS_PER_SEC as f64
     }

@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex};
 pub struct Shard {
     /// 1-based.
     pub index: usize,
+    /// Number of shards the plan is split into (`N` in `K/N`).
     pub count: usize,
 }
 
@@ -56,10 +57,12 @@ impl Shard {
     }
 }
 
+/// How [`execute`] runs a plan.
 #[derive(Clone, Debug)]
 pub struct ExecuteOptions {
     /// Worker threads (default: all cores).
     pub threads: Option<usize>,
+    /// Run only this shard; `None`: the whole plan (compacted when complete).
     pub shard: Option<Shard>,
     /// Runs per stored chunk (default: 4 per thread, at least 8).
     pub batch: Option<usize>,
@@ -68,8 +71,11 @@ pub struct ExecuteOptions {
 /// What an execution did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExecuteReport {
+    /// Runs this process is responsible for (its shard, or the whole plan).
     pub planned: usize,
+    /// Of those, runs already stored before this execution, hence skipped.
     pub already_done: usize,
+    /// Runs simulated and stored by this execution.
     pub ran: usize,
     /// True when a stop was requested before every run of this shard finished.
     pub interrupted: bool,
@@ -79,8 +85,12 @@ pub struct ExecuteReport {
 
 /// Progress callbacks (a bar on a terminal, plain lines otherwise).
 pub trait Progress: Sync {
+    /// Called once first: `total` runs for this process, `already_done` of them
+    /// stored.
     fn start(&self, total: usize, already_done: usize);
+    /// `runs` more runs were simulated (called from the worker threads).
     fn advance(&self, runs: usize);
+    /// Called once at the end, also after a stop.
     fn finish(&self);
 }
 

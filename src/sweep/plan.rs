@@ -29,7 +29,9 @@ pub struct PlannedRun {
     pub index: usize,
     /// Stable key, e.g. `me-load/algo=me-rl/rate=0.02/speed_max=20.0/rep=3`.
     pub key: String,
+    /// The algorithm run.
     pub algorithm: Algorithm,
+    /// Replication number, from 0.
     pub replication: u32,
     /// Run seed (`config.seed`), equal for all algorithms of one parameter point and
     /// replication.
@@ -43,6 +45,7 @@ pub struct PlannedRun {
     pub params: Vec<(String, ParamValue)>,
     /// The algorithm's parameters, checked and complete (also in `params`).
     pub algo_params: AlgoParams,
+    /// Where the trajectories come from.
     pub mobility: MobilitySource,
     /// Radio range, metres.
     pub range: f64,
@@ -57,12 +60,17 @@ pub struct PlannedRun {
 /// A whole sweep.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
+    /// The spec's `name`.
     pub experiment: String,
+    /// The spec file (trace paths in it are relative to its directory).
     pub spec_path: PathBuf,
     /// The sweep axes (parameters given as lists), in name order, with their values.
     pub axes: Vec<(String, Vec<ParamValue>)>,
+    /// Replications of every point.
     pub replications: u32,
+    /// The spec's algorithms, in the order written.
     pub algorithms: Vec<Algorithm>,
+    /// Every run, in canonical order (see [`crate::sweep::spec::expand`]).
     pub runs: Vec<PlannedRun>,
 }
 

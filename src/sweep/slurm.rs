@@ -47,24 +47,29 @@ pub struct Jobs {
     pub tasks: usize,
     /// Cores per array task; the task runs that many worker threads.
     pub cpus_per_task: usize,
+    /// Slurm partition(s) for both jobs ([`check_partition`]); `None`: the default.
     pub partition: Option<String>,
     /// Wall-time limit per job, in a format Slurm accepts (checked by [`check_time`]).
     pub time: Option<String>,
 }
 
 impl Jobs {
+    /// `<results>/slurm`: the scripts and their logs.
     pub fn slurm_dir(&self) -> PathBuf {
         self.results.join(SLURM_DIR)
     }
 
+    /// `<results>/slurm/logs`: both jobs' output; must exist before submitting.
     pub fn log_dir(&self) -> PathBuf {
         self.slurm_dir().join(LOG_DIR)
     }
 
+    /// Path of the array job script, `<results>/slurm/array.sbatch`.
     pub fn array_script_path(&self) -> PathBuf {
         self.slurm_dir().join(ARRAY_SCRIPT)
     }
 
+    /// Path of the merge job script, `<results>/slurm/merge.sbatch`.
     pub fn merge_script_path(&self) -> PathBuf {
         self.slurm_dir().join(MERGE_SCRIPT)
     }

@@ -33,6 +33,7 @@ impl ComponentTracker {
         }
     }
 
+    /// Number of connected components now (an isolated node is one).
     pub fn component_count(&self) -> usize {
         self.components
     }
@@ -42,14 +43,17 @@ impl ComponentTracker {
         self.label[node as usize]
     }
 
+    /// Number of nodes, fixed at creation.
     pub fn node_count(&self) -> usize {
         self.label.len()
     }
 
+    /// Whether `a` and `b` are in the same component.
     pub fn connected(&self, a: NodeId, b: NodeId) -> bool {
         self.label[a as usize] == self.label[b as usize]
     }
 
+    /// The nodes linked to `node` now, in no particular order.
     pub fn neighbours(&self, node: NodeId) -> &[NodeId] {
         &self.adjacency[node as usize]
     }

@@ -54,16 +54,22 @@ pub const MERGE_GAP: f64 = 1e-9;
 /// Whether a link appeared or disappeared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LinkChange {
+    /// The pair came within range.
     Up,
+    /// The pair went out of range.
     Down,
 }
 
 /// A link between `a` and `b` (`a < b`) came up or went down at `time` seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LinkEvent {
+    /// When the link changed, seconds from the start of the trace.
     pub time: f64,
+    /// Lower-numbered endpoint.
     pub a: NodeId,
+    /// Higher-numbered endpoint.
     pub b: NodeId,
+    /// Whether the link came up or went down.
     pub change: LinkChange,
 }
 
@@ -72,13 +78,18 @@ pub struct LinkEvent {
 /// the end of the trace.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LinkInterval {
+    /// Lower-numbered endpoint.
     pub a: NodeId,
+    /// Higher-numbered endpoint.
     pub b: NodeId,
+    /// When the link came up, seconds (0: linked from the start).
     pub start: f64,
+    /// When the link went down, seconds (`duration`: still up at the end).
     pub end: f64,
 }
 
 impl LinkInterval {
+    /// How long the link lasted, seconds.
     pub fn length(&self) -> f64 {
         self.end - self.start
     }
@@ -87,8 +98,11 @@ impl LinkInterval {
 /// Every link of a trace over its whole duration, as intervals and as events.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkTimeline {
+    /// Radio range, metres: nodes are linked while closer than this.
     pub range: f64,
+    /// Length of the trace, seconds.
     pub duration: f64,
+    /// Number of nodes in the trace.
     pub node_count: usize,
     /// Sorted by `(a, b, start)`.
     pub intervals: Vec<LinkInterval>,

@@ -22,21 +22,37 @@ use serde::Serialize;
 /// The statistics above, for one trace and one range.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MobilityStats {
+    /// Number of nodes in the trace.
     pub nodes: usize,
+    /// Length of the trace, seconds.
     pub duration: f64,
+    /// Radio range the links were computed at, metres.
     pub range: f64,
+    /// Links that came up after `t = 0`.
     pub link_ups: usize,
+    /// Links that went down after `t = 0`.
     pub link_downs: usize,
+    /// `link_ups + link_downs`; setdest's footer `Link Changes` counts these at 250 m.
     pub link_changes: usize,
     /// Link changes per second of trace.
     pub link_change_rate: f64,
+    /// Pairs linked at `t = 0`; not counted as link ups.
     pub initial_links: usize,
+    /// Time-average node degree.
     pub mean_degree: f64,
+    /// Mean length of completed links, seconds; `None` when no link completed.
     pub mean_link_duration: Option<f64>,
+    /// Links that came up and went down inside the trace (the sample of
+    /// `mean_link_duration`).
     pub completed_links: usize,
+    /// Time-average number of connected components.
     pub mean_components: f64,
+    /// Fraction of the trace's time during which the network is one component.
     pub frac_time_connected: f64,
+    /// Time- and node-average speed, m/s, pauses included.
     pub mean_speed: f64,
+    /// Link changes each node took part in, indexed by node (setdest's per-node
+    /// column).
     pub link_changes_per_node: Vec<usize>,
 }
 

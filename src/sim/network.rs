@@ -1,0 +1,560 @@
+//! The network model: which links are up, what a message sent over one costs and when
+//! it arrives, what a link break does to messages in flight, when the endpoints learn of
+//! a change, and how routed messages find their way.
+//!
+//! - **FIFO links**: delivery = max(send + delay, previous delivery on the same directed
+//!   link), so every directed link is FIFO.
+//! - **Epochs**: each link counts its breaks. A message remembers the epoch it was sent
+//!   in; under `drop` a message whose link broke since is lost on arrival (tokens too),
+//!   under `drain` it is delivered. A message sent over a link that is physically down
+//!   (possible while a break is not yet detected) is lost at once.
+//! - **Detection delay**: a break is told to the endpoints after the delay; a break that
+//!   heals before it is detected is never told (the endpoints did not notice), though
+//!   messages sent over the link while it was down are lost, under `drain` too. A link
+//!   that comes up is told at once.
+//! - **Routing** (the Raymond baseline): a routed message moves hop by hop along a
+//!   shortest path of the current graph (ties to the lowest neighbour id), one message
+//!   and one delay per hop; with no path it is parked where it is until a link appears.
+//!
+//! The model never schedules anything itself: it answers the event loop
+//! ([`super::engine`]) with what to schedule and when, so each rule is testable here
+//! without a protocol.
+
+use super::delay::DelayModel;
+use super::engine::RunCounters;
+use super::seeds::{self, Purpose};
+use super::time::{Duration, SimTime};
+use crate::NodeId;
+use crate::graph::{UNREACHED, breadth_first};
+use crate::protocol::Message;
+use crate::topology::components::ComponentTracker;
+use crate::topology::events::{LinkChange, LinkTimeline};
+use rand_chacha::ChaCha8Rng;
+use rustc_hash::FxHashMap;
+
+/// What happens to messages in flight when their link breaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LinkBreak {
+    /// Messages already in flight are still delivered (the papers' reliable links).
+    #[default]
+    Drain,
+    /// Messages in flight are lost and counted, tokens included.
+    Drop,
+}
+
+/// Whether topology changes overlap protocol activity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ChangeMode {
+    /// Changes are applied at their trace times.
+    #[default]
+    Overlap,
+    /// A change is applied only when no message is in flight and no notification is
+    /// pending (the leader-election paper's one change at a time).
+    Serialize,
+}
+
+/// The network model's settings.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NetworkConfig {
+    /// Per-hop delay distribution.
+    pub delay: DelayModel,
+    /// What a break does to messages in flight.
+    pub link_break: LinkBreak,
+    /// Time from a physical link break to the endpoints' LinkDown notification.
+    pub detection_delay: Duration,
+    /// When topology changes are applied.
+    pub changes: ChangeMode,
+}
+
+/// A message on one hop.
+pub struct InFlight<M> {
+    /// The hop's sender.
+    pub from: NodeId,
+    /// The hop's receiver.
+    pub to: NodeId,
+    /// Link epoch at sending: the message is lost under `drop` if the link broke since.
+    epoch: u32,
+    /// For routed messages: the original sender and the final destination.
+    pub route: Option<(NodeId, NodeId)>,
+    /// The protocol message.
+    pub msg: M,
+}
+
+/// A routed message waiting for a path.
+pub struct Parked<M> {
+    /// Where it waits.
+    pub at: NodeId,
+    /// Its original sender.
+    pub origin: NodeId,
+    /// Its final destination.
+    pub dest: NodeId,
+    /// The protocol message.
+    pub msg: M,
+}
+
+/// What the endpoints of a topology change must be told.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tell {
+    /// Both endpoints, now.
+    Now,
+    /// Both endpoints at `at`, if the notification with this `generation` is still
+    /// current then ([`Network::notification_due`]).
+    Later {
+        /// When the break is detected.
+        at: SimTime,
+        /// Which pending notification this is (a heal cancels it).
+        generation: u32,
+    },
+    /// Nothing: a break healed before it was detected.
+    Nothing,
+}
+
+#[derive(Clone, Copy, Default)]
+struct PairState {
+    epoch: u32,
+    /// Last delivery time scheduled per direction (lower → higher, higher → lower).
+    last_delivery: [SimTime; 2],
+    /// A LinkDown notification is scheduled (detection delay) and not yet delivered.
+    down_pending: bool,
+    /// Generation of the pending notification: a queued one with another generation
+    /// was cancelled.
+    notify_generation: u32,
+}
+
+fn pair(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
+    (a.min(b), a.max(b))
+}
+
+/// The links, the messages on them and the routing layer of one run.
+pub struct Network<M> {
+    config: NetworkConfig,
+    graph: ComponentTracker,
+    pairs: FxHashMap<(NodeId, NodeId), PairState>,
+    in_flight_to: Vec<u32>,
+    in_flight: usize,
+    tokens_in_flight: u32,
+    pending_notifications: usize,
+    pending_notify_at: Vec<u32>,
+    parked: Vec<Parked<M>>,
+    delay_rng: ChaCha8Rng,
+    scratch_dist: Vec<u32>,
+    /// Next hops computed since the last topology change: (at, destination) → hop.
+    route_cache: FxHashMap<(NodeId, NodeId), Option<NodeId>>,
+}
+
+impl<M: Message> Network<M> {
+    /// The t = 0 graph of `timeline`, nothing in flight; delays drawn from the run
+    /// seed's delay stream.
+    pub fn new(timeline: &LinkTimeline, config: NetworkConfig, seed: u64) -> Self {
+        let n = timeline.node_count;
+        let mut graph = ComponentTracker::new(n);
+        for (a, b) in timeline.initial_links() {
+            graph.add_edge(a, b);
+        }
+        Self {
+            config,
+            graph,
+            pairs: FxHashMap::default(),
+            in_flight_to: vec![0; n],
+            in_flight: 0,
+            tokens_in_flight: 0,
+            pending_notifications: 0,
+            pending_notify_at: vec![0; n],
+            parked: Vec::new(),
+            delay_rng: seeds::stream(seed, Purpose::Delay, 0),
+            scratch_dist: vec![UNREACHED; n],
+            route_cache: FxHashMap::default(),
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &NetworkConfig {
+        &self.config
+    }
+
+    /// The links currently up, as applied.
+    pub fn graph(&self) -> &ComponentTracker {
+        &self.graph
+    }
+
+    /// Messages scheduled for delivery and not yet delivered.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
+    /// Per node: messages scheduled for delivery to it.
+    pub fn in_flight_to(&self) -> &[u32] {
+        &self.in_flight_to
+    }
+
+    /// Tokens on a link or parked by the routing layer.
+    pub fn tokens_in_flight(&self) -> u32 {
+        self.tokens_in_flight
+    }
+
+    /// Link-down notifications scheduled and not yet delivered.
+    pub fn pending_notifications(&self) -> usize {
+        self.pending_notifications
+    }
+
+    /// Per node: pending notifications of its links.
+    pub fn pending_notify_at(&self) -> &[u32] {
+        &self.pending_notify_at
+    }
+
+    /// Whether nothing is in flight and no notification is pending (when `serialize`
+    /// may apply the next change).
+    pub fn is_quiet(&self) -> bool {
+        self.in_flight == 0 && self.pending_notifications == 0
+    }
+
+    fn add_pending(&mut self, a: NodeId, b: NodeId, by: i32) {
+        let step = |v: &mut u32| *v = v.wrapping_add_signed(by);
+        self.pending_notifications = self.pending_notifications.wrapping_add_signed(by as isize);
+        step(&mut self.pending_notify_at[a as usize]);
+        step(&mut self.pending_notify_at[b as usize]);
+    }
+
+    /// Applies a topology change to the graph and the link's state at `now`; says what
+    /// the endpoints must be told. A [`Tell::Later`] must be followed by
+    /// [`Self::notification_scheduled`] once the notification is scheduled.
+    pub fn apply_change(&mut self, now: SimTime, change: LinkChange, a: NodeId, b: NodeId) -> Tell {
+        self.route_cache.clear();
+        let detection = self.config.detection_delay;
+        let drop = self.config.link_break == LinkBreak::Drop;
+        let state = self.pairs.entry(pair(a, b)).or_default();
+        if change == LinkChange::Up {
+            self.graph.add_edge(a, b);
+            if state.down_pending {
+                // A break healed before it was detected: the endpoints never noticed.
+                state.down_pending = false;
+                state.notify_generation = state.notify_generation.wrapping_add(1);
+                self.add_pending(a, b, -1);
+                Tell::Nothing
+            } else {
+                Tell::Now
+            }
+        } else {
+            self.graph.remove_edge(a, b);
+            state.epoch = state.epoch.wrapping_add(1);
+            if drop {
+                // Messages in flight are lost, so they must not hold back new ones.
+                state.last_delivery = [SimTime::ZERO; 2];
+            }
+            if detection.0 == 0 {
+                Tell::Now
+            } else {
+                state.down_pending = true;
+                state.notify_generation = state.notify_generation.wrapping_add(1);
+                let generation = state.notify_generation;
+                Tell::Later {
+                    at: now.after(detection),
+                    generation,
+                }
+            }
+        }
+    }
+
+    /// The event loop scheduled the notification [`Self::apply_change`] asked for with
+    /// [`Tell::Later`]: from now on it is pending (observers of the change itself see
+    /// the network as it was before).
+    pub fn notification_scheduled(&mut self, a: NodeId, b: NodeId) {
+        self.add_pending(a, b, 1);
+    }
+
+    /// A scheduled link-down notification fired: whether it is still current (it was
+    /// not cancelled by a heal), in which case the endpoints are to be told now.
+    pub fn notification_due(&mut self, a: NodeId, b: NodeId, generation: u32) -> bool {
+        let state = self.pairs.entry(pair(a, b)).or_default();
+        if state.down_pending && state.notify_generation == generation {
+            state.down_pending = false;
+            self.add_pending(a, b, -1);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Sends one hop over the direct link `from → to` at `now`: the message and its
+    /// delivery time, or `None` if the link is physically down (the message is lost and
+    /// counted). Counts the message either way.
+    pub fn send_hop(
+        &mut self,
+        now: SimTime,
+        from: NodeId,
+        to: NodeId,
+        route: Option<(NodeId, NodeId)>,
+        msg: M,
+        counters: &mut RunCounters,
+    ) -> Option<(SimTime, InFlight<M>)> {
+        counters.messages += 1;
+        let token = msg.carries_token();
+        if !self.graph.neighbours(from).contains(&to) {
+            counters.messages_lost += 1;
+            counters.tokens_lost += u64::from(token);
+            return None;
+        }
+        let delay = self.config.delay.sample(&mut self.delay_rng);
+        let state = self.pairs.entry(pair(from, to)).or_default();
+        let dir = usize::from(from > to);
+        let at = now.after(delay).max(state.last_delivery[dir]);
+        state.last_delivery[dir] = at;
+        let epoch = state.epoch;
+        self.in_flight += 1;
+        self.in_flight_to[to as usize] += 1;
+        if token {
+            self.tokens_in_flight += 1;
+        }
+        Some((
+            at,
+            InFlight {
+                from,
+                to,
+                epoch,
+                route,
+                msg,
+            },
+        ))
+    }
+
+    /// A message reaches the end of its hop: whether it is delivered (`false`: its link
+    /// broke since it was sent and breaks `drop`; it is lost and counted).
+    pub fn arrive(&mut self, m: &InFlight<M>, counters: &mut RunCounters) -> bool {
+        self.in_flight -= 1;
+        self.in_flight_to[m.to as usize] -= 1;
+        let token = m.msg.carries_token();
+        if token {
+            self.tokens_in_flight -= 1;
+        }
+        let broken = self
+            .pairs
+            .get(&pair(m.from, m.to))
+            .is_some_and(|s| s.epoch != m.epoch);
+        if broken && self.config.link_break == LinkBreak::Drop {
+            counters.messages_lost += 1;
+            counters.tokens_lost += u64::from(token);
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Parks a routed message at `at` until a link appears; a parked token still counts
+    /// as in flight.
+    pub fn park(&mut self, parked: Parked<M>) {
+        if parked.msg.carries_token() {
+            self.tokens_in_flight += 1;
+        }
+        self.parked.push(parked);
+    }
+
+    /// Takes every parked message, to be forwarded again (a link appeared).
+    pub fn unpark_all(&mut self) -> Vec<Parked<M>> {
+        let parked = std::mem::take(&mut self.parked);
+        for p in &parked {
+            if p.msg.carries_token() {
+                self.tokens_in_flight -= 1;
+            }
+        }
+        parked
+    }
+
+    /// Whether any routed message waits for a path.
+    pub fn has_parked(&self) -> bool {
+        !self.parked.is_empty()
+    }
+
+    /// First hop of a shortest path from `from` to `dest` in the current graph (ties to
+    /// the lowest neighbour id), by breadth-first search from `dest`; cached until the
+    /// topology changes.
+    pub fn next_hop(&mut self, from: NodeId, dest: NodeId) -> Option<NodeId> {
+        if let Some(&hop) = self.route_cache.get(&(from, dest)) {
+            return hop;
+        }
+        let hop = self.shortest_path_hop(from, dest);
+        self.route_cache.insert((from, dest), hop);
+        hop
+    }
+
+    fn shortest_path_hop(&mut self, from: NodeId, dest: NodeId) -> Option<NodeId> {
+        if !self.graph.connected(from, dest) {
+            return None;
+        }
+        let dist = &mut self.scratch_dist;
+        dist.fill(UNREACHED);
+        let graph = &self.graph;
+        breadth_first(|v| graph.neighbours(v), dest, Some(from), dist, |_, _| {});
+        let target = dist[from as usize].checked_sub(1)?;
+        self.graph
+            .neighbours(from)
+            .iter()
+            .copied()
+            .filter(|&w| dist[w as usize] == target)
+            .min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::events::LinkInterval;
+
+    #[derive(Clone, Debug)]
+    struct Msg(bool);
+
+    impl Message for Msg {
+        fn kind(&self) -> &'static str {
+            "Msg"
+        }
+        fn carries_token(&self) -> bool {
+            self.0
+        }
+    }
+
+    /// `n` nodes with the links `up` from t = 0.
+    fn network(n: usize, up: &[(NodeId, NodeId)], config: NetworkConfig) -> Network<Msg> {
+        let timeline = LinkTimeline {
+            range: 1.0,
+            duration: 10.0,
+            node_count: n,
+            intervals: up
+                .iter()
+                .map(|&(a, b)| LinkInterval {
+                    a,
+                    b,
+                    start: 0.0,
+                    end: 10.0,
+                })
+                .collect(),
+            events: Vec::new(),
+        };
+        Network::new(&timeline, config, 1)
+    }
+
+    fn config(delay: &str, link_break: LinkBreak, detection_ns: u64) -> NetworkConfig {
+        NetworkConfig {
+            delay: delay.parse().unwrap(),
+            link_break,
+            detection_delay: Duration(detection_ns),
+            changes: ChangeMode::Overlap,
+        }
+    }
+
+    #[test]
+    fn each_directed_link_is_fifo() {
+        let mut net = network(
+            2,
+            &[(0, 1)],
+            config("uniform:1ms:20ms", LinkBreak::Drain, 0),
+        );
+        let mut counters = RunCounters::default();
+        let mut last = SimTime::ZERO;
+        for i in 0..200u64 {
+            let now = SimTime::ZERO.after(Duration(i * 100_000));
+            let (at, m) = net
+                .send_hop(now, 0, 1, None, Msg(false), &mut counters)
+                .unwrap();
+            assert!(at >= last && at >= now, "message {i} overtook");
+            last = at;
+            assert_eq!((m.from, m.to), (0, 1));
+        }
+        assert_eq!(net.in_flight(), 200);
+        assert_eq!(net.in_flight_to(), [0, 200]);
+        assert_eq!(counters.messages, 200);
+    }
+
+    #[test]
+    fn a_message_over_a_down_link_is_lost_at_once() {
+        let mut net = network(3, &[(0, 1)], config("const:1ms", LinkBreak::Drain, 0));
+        let mut counters = RunCounters::default();
+        assert!(
+            net.send_hop(SimTime::ZERO, 0, 2, None, Msg(true), &mut counters)
+                .is_none()
+        );
+        assert_eq!(
+            (
+                counters.messages,
+                counters.messages_lost,
+                counters.tokens_lost
+            ),
+            (1, 1, 1)
+        );
+        assert_eq!(net.in_flight(), 0);
+    }
+
+    #[test]
+    fn a_break_drains_or_drops_what_is_in_flight() {
+        for (mode, delivered) in [(LinkBreak::Drain, true), (LinkBreak::Drop, false)] {
+            let mut net = network(2, &[(0, 1)], config("const:5ms", mode, 0));
+            let mut counters = RunCounters::default();
+            let (_, m) = net
+                .send_hop(SimTime::ZERO, 0, 1, None, Msg(true), &mut counters)
+                .unwrap();
+            assert_eq!(net.tokens_in_flight(), 1);
+            let tell = net.apply_change(SimTime::ZERO, LinkChange::Down, 0, 1);
+            assert_eq!(tell, Tell::Now);
+            // Back up before the message arrives: it was still sent in the old epoch.
+            net.apply_change(SimTime::ZERO, LinkChange::Up, 0, 1);
+            assert_eq!(net.arrive(&m, &mut counters), delivered, "{mode:?}");
+            assert_eq!(counters.tokens_lost, u64::from(!delivered));
+            assert_eq!((net.in_flight(), net.tokens_in_flight()), (0, 0));
+        }
+    }
+
+    #[test]
+    fn a_break_is_told_after_the_detection_delay_unless_it_heals_first() {
+        let mut net = network(
+            2,
+            &[(0, 1)],
+            config("const:1ms", LinkBreak::Drain, 10_000_000),
+        );
+        let now = SimTime::ZERO;
+        let Tell::Later { at, generation } = net.apply_change(now, LinkChange::Down, 0, 1) else {
+            panic!("a break with a detection delay is told later");
+        };
+        assert_eq!(at, now.after(Duration(10_000_000)));
+        net.notification_scheduled(0, 1);
+        assert!(!net.is_quiet() && net.pending_notify_at() == [1, 1]);
+        assert!(net.notification_due(0, 1, generation));
+        assert!(net.is_quiet());
+        // A second break heals before its detection: never told, and its notification
+        // is cancelled.
+        net.apply_change(now, LinkChange::Up, 0, 1);
+        let Tell::Later { generation, .. } = net.apply_change(now, LinkChange::Down, 0, 1) else {
+            panic!("told later");
+        };
+        net.notification_scheduled(0, 1);
+        assert_eq!(net.apply_change(now, LinkChange::Up, 0, 1), Tell::Nothing);
+        assert!(!net.notification_due(0, 1, generation));
+        assert!(net.is_quiet());
+    }
+
+    #[test]
+    fn routes_take_a_shortest_path_with_ties_to_the_lowest_id_and_wait_without_one() {
+        // 0-1-3 and 0-2-3: two shortest paths from 0 to 3; 4 is cut off.
+        let mut net = network(
+            5,
+            &[(0, 1), (1, 3), (0, 2), (2, 3)],
+            config("const:1ms", LinkBreak::Drain, 0),
+        );
+        assert_eq!(net.next_hop(0, 3), Some(1));
+        assert_eq!(net.next_hop(3, 0), Some(1));
+        assert_eq!(net.next_hop(0, 4), None);
+        net.apply_change(SimTime::ZERO, LinkChange::Down, 1, 3);
+        assert_eq!(
+            net.next_hop(0, 3),
+            Some(2),
+            "the cache is cleared by a change"
+        );
+        net.park(Parked {
+            at: 0,
+            origin: 0,
+            dest: 4,
+            msg: Msg(true),
+        });
+        assert!(net.has_parked() && net.tokens_in_flight() == 1);
+        let parked = net.unpark_all();
+        assert_eq!(parked.len(), 1);
+        assert!(!net.has_parked() && net.tokens_in_flight() == 0);
+    }
+}

@@ -71,12 +71,16 @@
 
 use super::plan::{MobilitySource, ParamValue, Plan, PlannedRun};
 use crate::input::{InputError, Location};
-use crate::mobility::rwp::{PauseDist, RwpParams, SpeedDist};
+use crate::mobility::Area;
+use crate::mobility::rwp::{PauseDist, RwpParams, SpeedDist, StartMode};
 use crate::params;
 use crate::protocol::{AlgoParams, ParamKind};
 use crate::registry::Algorithm;
 use crate::sim::seeds::{self, Purpose};
-use crate::sim::{DelayModel, Duration, NetworkConfig, RunConfig, SimTime, WorkloadConfig};
+use crate::sim::{
+    ChangeMode, CsTime, DelayModel, Duration, LinkBreak, NetworkConfig, RunConfig, SimTime,
+    WorkloadConfig,
+};
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 
@@ -114,8 +118,11 @@ pub struct SpecParam {
     pub name: &'static str,
     /// Key path in the file (`mobility.speed_max`).
     pub path: String,
-    /// One value for a fixed parameter, one or more for an axis.
+    /// One value for a fixed parameter, one or more for an axis, as written in keys and
+    /// tables.
     pub values: Vec<ParamValue>,
+    /// The same values, typed as runs use them (`typed[i]` is `values[i]`).
+    pub typed: Vec<SpecValue>,
     /// Written as a list.
     pub is_axis: bool,
     /// Which runs it applies to.
@@ -123,6 +130,23 @@ pub struct SpecParam {
 }
 
 impl SpecParam {
+    fn new(
+        name: &'static str,
+        path: String,
+        typed: Vec<SpecValue>,
+        is_axis: bool,
+        scope: Scope,
+    ) -> Self {
+        Self {
+            name,
+            path,
+            values: typed.iter().map(SpecValue::canonical).collect(),
+            typed,
+            is_axis,
+            scope,
+        }
+    }
+
     /// The key path of value `index`: `mobility.speed_max[1]` for an axis.
     pub fn element_path(&self, index: usize) -> String {
         if self.is_axis {
@@ -215,8 +239,8 @@ enum Kind {
     NonNegative,
     /// A finite number > 0.
     Positive,
-    /// One of these words.
-    Choice(&'static [&'static str]),
+    /// One of these words, each with its meaning.
+    Choice(&'static [(&'static str, Choice)]),
     Area,
     Delay,
     Duration,
@@ -265,11 +289,29 @@ const RWP_FIELDS: &[Field] = &[
     field("area", Kind::Area),
     field("speed_min", Kind::NonNegative),
     field("speed_max", Kind::Positive),
-    field("speed_dist", Kind::Choice(&["uniform", "normal"])),
+    field(
+        "speed_dist",
+        Kind::Choice(&[
+            ("uniform", Choice::Speed(SpeedShape::Uniform)),
+            ("normal", Choice::Speed(SpeedShape::Normal)),
+        ]),
+    ),
     field("pause", Kind::NonNegative),
-    field("pause_dist", Kind::Choice(&["constant", "uniform"])),
+    field(
+        "pause_dist",
+        Kind::Choice(&[
+            ("constant", Choice::Pause(PauseShape::Constant)),
+            ("uniform", Choice::Pause(PauseShape::Uniform)),
+        ]),
+    ),
     field("duration", Kind::Positive),
-    field("start", Kind::Choice(&["stationary", "classic"])),
+    field(
+        "start",
+        Kind::Choice(&[
+            ("stationary", Choice::Start(StartMode::Stationary)),
+            ("classic", Choice::Start(StartMode::Classic)),
+        ]),
+    ),
 ];
 
 const TRACE_FIELDS: &[Field] = &[
@@ -280,8 +322,20 @@ const TRACE_FIELDS: &[Field] = &[
 const NETWORK_FIELDS: &[Field] = &[
     field("range", Kind::Positive),
     field("delay", Kind::Delay),
-    field("link_break", Kind::Choice(&["drain", "drop"])),
-    field("changes", Kind::Choice(&["overlap", "serialize"])),
+    field(
+        "link_break",
+        Kind::Choice(&[
+            ("drain", Choice::LinkBreak(LinkBreak::Drain)),
+            ("drop", Choice::LinkBreak(LinkBreak::Drop)),
+        ]),
+    ),
+    field(
+        "changes",
+        Kind::Choice(&[
+            ("overlap", Choice::Changes(ChangeMode::Overlap)),
+            ("serialize", Choice::Changes(ChangeMode::Serialize)),
+        ]),
+    ),
     field("detection_delay", Kind::Duration),
 ];
 
@@ -290,29 +344,108 @@ const WORKLOAD_FIELDS: &[Field] = &[
     field("cs_time", Kind::CsTime),
 ];
 
-/// `linkrev run`'s default for an omitted key, canonicalised like a written value;
-/// `None` for keys without one.
-fn default_value(key: &str) -> Option<ParamValue> {
+/// `linkrev run`'s default for an omitted key, written as a user would write it (and
+/// checked and canonicalised like a written value); `None` for keys without one.
+fn default_value(key: &str) -> Option<Value> {
     let rwp = params::default_rwp(0);
     let (speed_min, speed_max) = rwp.speed.bounds();
-    let text = |s: &str| Some(ParamValue::Text(s.to_string()));
+    let text = |s: &str| Some(Value::String(s.to_string()));
     match key {
-        "nodes" => Some(ParamValue::Int(rwp.nodes as i64)),
+        "nodes" => Some(Value::Integer(rwp.nodes as i64)),
         "area" => text(&format!("{}x{}", rwp.area.width, rwp.area.height)),
-        "speed_min" => Some(ParamValue::Float(speed_min)),
-        "speed_max" => Some(ParamValue::Float(speed_max)),
+        "speed_min" => Some(Value::Float(speed_min)),
+        "speed_max" => Some(Value::Float(speed_max)),
         "speed_dist" => text("uniform"),
-        "pause" => Some(ParamValue::Float(rwp.pause.mean())),
+        "pause" => Some(Value::Float(rwp.pause.mean())),
         "pause_dist" => text("constant"),
-        "duration" => Some(ParamValue::Float(rwp.duration)),
+        "duration" => Some(Value::Float(rwp.duration)),
         "start" => text("stationary"),
-        "range" => Some(ParamValue::Float(params::RANGE)),
-        "delay" => canonical_delay(params::DELAY).ok(),
+        "range" => Some(Value::Float(params::RANGE)),
+        "delay" => text(params::DELAY),
         "link_break" => text(params::LINK_BREAK),
         "changes" => text(params::CHANGES),
-        "detection_delay" => canonical_duration(params::DETECTION_DELAY).ok(),
-        "cs_time" => canonical_cs_time(params::CS_TIME).ok(),
+        "detection_delay" => text(params::DETECTION_DELAY),
+        "cs_time" => text(params::CS_TIME),
         _ => None,
+    }
+}
+
+/// The shape of the speed distribution (`speed_dist`); its bounds are other keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpeedShape {
+    /// Uniform on [speed_min, speed_max].
+    Uniform,
+    /// setdest's `-s 2`.
+    Normal,
+}
+
+/// The shape of the pause distribution (`pause_dist`); its mean is `pause`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PauseShape {
+    /// Always `pause`.
+    Constant,
+    /// Uniform on [0, 2·pause] (setdest's `-P 2`).
+    Uniform,
+}
+
+/// The meaning of a word a spec key takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Choice {
+    /// `speed_dist`.
+    Speed(SpeedShape),
+    /// `pause_dist`.
+    Pause(PauseShape),
+    /// `start`.
+    Start(StartMode),
+    /// `link_break`.
+    LinkBreak(LinkBreak),
+    /// `changes`.
+    Changes(ChangeMode),
+}
+
+/// A spec value as parsed, typed as runs use it, so a run is built without parsing
+/// text again; [`SpecValue::canonical`] is its form in run keys and table columns.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SpecValue {
+    /// A count (`nodes`).
+    Count(i64),
+    /// A number (speeds, pause, duration, range, rate).
+    Number(f64),
+    /// `area`, metres.
+    Area(Area),
+    /// `delay`.
+    Delay(DelayModel),
+    /// `detection_delay`.
+    Duration(Duration),
+    /// `cs_time`.
+    CsTime(CsTime),
+    /// A word with its meaning.
+    Choice(&'static str, Choice),
+    /// A trace file, as written (relative to the spec's directory).
+    Trace(String),
+    /// An algorithm parameter (`[params.NAME]`), checked against the registry.
+    Algorithm(ParamValue),
+}
+
+impl SpecValue {
+    /// The canonical form: equal values written differently (`30` and `30.0`,
+    /// `1000us` and `1ms`) get one form, so they get one run key.
+    pub fn canonical(&self) -> ParamValue {
+        match self {
+            SpecValue::Count(n) => ParamValue::Int(*n),
+            SpecValue::Number(x) => ParamValue::Float(*x),
+            SpecValue::Area(a) => ParamValue::Text(format!("{}x{}", a.width, a.height)),
+            SpecValue::Delay(d) => ParamValue::Text(delay_text(*d)),
+            SpecValue::Duration(d) => ParamValue::Text(duration_text(*d)),
+            // A constant CS time is a number of seconds, an exponential one `exp:MEAN`.
+            SpecValue::CsTime(CsTime::Constant(d)) => ParamValue::Float(d.as_secs_f64()),
+            SpecValue::CsTime(CsTime::Exponential { mean }) => {
+                ParamValue::Text(format!("exp:{:?}", mean.as_secs_f64()))
+            }
+            SpecValue::Choice(word, _) => ParamValue::Text(word.to_string()),
+            SpecValue::Trace(path) => ParamValue::Text(path.clone()),
+            SpecValue::Algorithm(v) => v.clone(),
+        }
     }
 }
 
@@ -549,50 +682,32 @@ impl Parser<'_> {
             };
             for def in algorithm.params() {
                 let path = format!("params.{}.{}", algorithm.name(), def.name);
-                let check = |at: &str, v: &Value| -> Result<ParamValue, InputError> {
+                let check = |at: &str, v: &Value| -> Result<SpecValue, InputError> {
                     let value = match v {
                         Value::Integer(i) => ParamValue::Int(*i),
                         Value::Float(x) => ParamValue::Float(*x),
                         Value::String(s) => ParamValue::Text(s.trim().to_string()),
                         other => return Err(self.wrong_type(at, &def.kind_text(), other)),
                     };
-                    def.check(value).map_err(|e| self.err(at, e))
+                    let value = def.check(value).map_err(|e| self.err(at, e))?;
+                    Ok(SpecValue::Algorithm(value))
                 };
-                let (values, is_axis) = match section.and_then(|t| t.get(def.name)) {
-                    None => (vec![def.default_value()], false),
-                    Some(Value::Array(items)) => {
-                        if items.is_empty() {
-                            return Err(self.err(
-                                &path,
-                                "empty list: give at least one value (a list is a sweep axis)",
-                            ));
-                        }
-                        let mut values: Vec<ParamValue> = Vec::with_capacity(items.len());
-                        for (i, item) in items.iter().enumerate() {
-                            let at = format!("{path}[{i}]");
-                            let v = check(&at, item)?;
-                            if let Some(j) = values.iter().position(|w| *w == v) {
-                                return Err(self.err(
-                                    &at,
-                                    format!(
-                                        "duplicate value {v} in the list (same as {path}[{j}]); \
-                                         each axis value must be distinct"
-                                    ),
-                                ));
-                            }
-                            values.push(v);
-                        }
-                        (values, true)
-                    }
-                    Some(item) => (vec![check(&path, item)?], false),
+                let written = section.and_then(|t| t.get(def.name));
+                let default = match def.default_value() {
+                    ParamValue::Int(i) => Value::Integer(i),
+                    ParamValue::Float(x) => Value::Float(x),
+                    ParamValue::Text(s) => Value::String(s),
                 };
-                params.push(SpecParam {
-                    name: def.name,
+                let (typed, is_axis) = self
+                    .values(&path, written, Some(&default), check)?
+                    .expect("a default is given");
+                params.push(SpecParam::new(
+                    def.name,
                     path,
-                    values,
+                    typed,
                     is_axis,
-                    scope: Scope::Algorithm(algorithm),
-                });
+                    Scope::Algorithm(algorithm),
+                ));
             }
         }
         Ok(())
@@ -638,53 +753,70 @@ impl Parser<'_> {
         for f in fields {
             let path = format!("{section}.{}", f.key);
             let name = if f.key == "traces" { "trace" } else { f.key };
-            let (values, is_axis) = match table.get(f.key) {
-                None => match default_value(f.key).filter(|_| f.defaulted) {
-                    Some(v) => (vec![v], false),
-                    None => continue,
-                },
-                Some(Value::Array(items)) => {
-                    if items.is_empty() {
-                        return Err(self.err(
-                            &path,
-                            "empty list: give at least one value (a list is a sweep axis)",
-                        ));
-                    }
-                    let mut values: Vec<ParamValue> = Vec::with_capacity(items.len());
-                    for (i, item) in items.iter().enumerate() {
-                        let at = format!("{path}[{i}]");
-                        let v = self.value(&at, f.kind, item)?;
-                        if let Some(j) = values.iter().position(|w| *w == v) {
-                            return Err(self.err(
-                                &at,
-                                format!(
-                                    "duplicate value {v} in the list (same as {path}[{j}]); \
-                                     each axis value must be distinct"
-                                ),
-                            ));
-                        }
-                        values.push(v);
-                    }
-                    (values, true)
-                }
-                Some(item) if f.key == "traces" => {
+            let default = default_value(f.key).filter(|_| f.defaulted);
+            let written = match table.get(f.key) {
+                Some(item) if f.key == "traces" && !item.is_array() => {
                     return Err(self.wrong_type(&path, "a list of trace file paths", item));
                 }
-                Some(item) => (vec![self.value(&path, f.kind, item)?], false),
+                written => written,
             };
-            params.push(SpecParam {
-                name,
-                path,
-                values,
-                is_axis,
-                scope: Scope::All,
-            });
+            let Some((typed, is_axis)) =
+                self.values(&path, written, default.as_ref(), |at, v| {
+                    self.value(at, f.kind, v)
+                })?
+            else {
+                continue;
+            };
+            params.push(SpecParam::new(name, path, typed, is_axis, Scope::All));
         }
         Ok(())
     }
 
-    /// Checks and canonicalises one scalar value.
-    fn value(&self, path: &str, kind: Kind, v: &Value) -> Result<ParamValue, InputError> {
+    /// The values of one key: a list is an axis (non-empty, no two values with one
+    /// canonical form), a scalar a fixed value, an omitted key its default (`None`
+    /// without one). Each value is checked by `check`.
+    fn values(
+        &self,
+        path: &str,
+        written: Option<&Value>,
+        default: Option<&Value>,
+        check: impl Fn(&str, &Value) -> Result<SpecValue, InputError>,
+    ) -> Result<Option<(Vec<SpecValue>, bool)>, InputError> {
+        match written {
+            None => default
+                .map(|v| Ok((vec![check(path, v)?], false)))
+                .transpose(),
+            Some(Value::Array(items)) => {
+                if items.is_empty() {
+                    return Err(self.err(
+                        path,
+                        "empty list: give at least one value (a list is a sweep axis)",
+                    ));
+                }
+                let mut values: Vec<SpecValue> = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    let at = format!("{path}[{i}]");
+                    let v = check(&at, item)?;
+                    let canonical = v.canonical();
+                    if let Some(j) = values.iter().position(|w| w.canonical() == canonical) {
+                        return Err(self.err(
+                            &at,
+                            format!(
+                                "duplicate value {canonical} in the list (same as {path}[{j}]); \
+                                 each axis value must be distinct"
+                            ),
+                        ));
+                    }
+                    values.push(v);
+                }
+                Ok(Some((values, true)))
+            }
+            Some(item) => Ok(Some((vec![check(path, item)?], false))),
+        }
+    }
+
+    /// Checks one scalar value and types it.
+    fn value(&self, path: &str, kind: Kind, v: &Value) -> Result<SpecValue, InputError> {
         let number = |expected: &str| match v {
             Value::Integer(i) => Ok(*i as f64),
             Value::Float(x) => Ok(*x),
@@ -697,7 +829,7 @@ impl Parser<'_> {
         let problem = |msg: String| self.err(path, msg);
         Ok(match kind {
             Kind::Count => match v {
-                Value::Integer(i) if *i >= 1 => ParamValue::Int(*i),
+                Value::Integer(i) if *i >= 1 => SpecValue::Count(*i),
                 Value::Integer(i) => return Err(problem(format!("must be at least 1, got {i}"))),
                 other => return Err(self.wrong_type(path, "a positive integer", other)),
             },
@@ -706,48 +838,50 @@ impl Parser<'_> {
                 if !(x.is_finite() && x >= 0.0) {
                     return Err(problem(format!("must be a finite number >= 0, got {x}")));
                 }
-                ParamValue::Float(x)
+                SpecValue::Number(x)
             }
             Kind::Positive => {
                 let x = number("a number")?;
                 if !(x.is_finite() && x > 0.0) {
                     return Err(problem(format!("must be a finite number > 0, got {x}")));
                 }
-                ParamValue::Float(x)
+                SpecValue::Number(x)
             }
-            Kind::Choice(words) => {
+            Kind::Choice(choices) => {
                 let s = text("a string")?;
-                if !words.contains(&s) {
-                    let hint = closest(s, words)
+                let Some(&(word, choice)) = choices.iter().find(|(w, _)| *w == s) else {
+                    let words: Vec<&str> = choices.iter().map(|(w, _)| *w).collect();
+                    let hint = closest(s, &words)
                         .map(|k| format!("did you mean `{k}`? "))
                         .unwrap_or_default();
                     return Err(problem(format!(
                         "unknown value `{s}`; {hint}(expected {})",
                         words.join(" or ")
                     )));
-                }
-                ParamValue::Text(s.to_string())
+                };
+                SpecValue::Choice(word, choice)
             }
-            Kind::Area => {
-                let area =
-                    params::parse_area(text("a string \"WIDTHxHEIGHT\"")?).map_err(problem)?;
-                ParamValue::Text(format!("{}x{}", area.width, area.height))
-            }
-            Kind::Delay => canonical_delay(text("a delay string such as \"uniform:1ms:5ms\"")?)
-                .map_err(problem)?,
-            Kind::Duration => {
-                canonical_duration(text("a duration string such as \"10ms\"")?).map_err(problem)?
-            }
-            Kind::CsTime => match v {
+            Kind::Area => SpecValue::Area(
+                params::parse_area(text("a string \"WIDTHxHEIGHT\"")?).map_err(problem)?,
+            ),
+            Kind::Delay => SpecValue::Delay(
+                text("a delay string such as \"uniform:1ms:5ms\"")?
+                    .parse()
+                    .map_err(problem)?,
+            ),
+            Kind::Duration => SpecValue::Duration(
+                params::parse_detection_delay(text("a duration string such as \"10ms\"")?)
+                    .map_err(problem)?,
+            ),
+            Kind::CsTime => SpecValue::CsTime(match v {
                 Value::Integer(_) | Value::Float(_) => {
-                    let x = number("a number")?;
-                    canonical_cs_time(&x.to_string()).map_err(problem)?
+                    params::parse_cs_time(&number("a number")?.to_string()).map_err(problem)?
                 }
-                Value::String(s) => canonical_cs_time(s).map_err(problem)?,
+                Value::String(s) => params::parse_cs_time(s).map_err(problem)?,
                 other => {
                     return Err(self.wrong_type(path, "seconds or a string \"exp:MEAN\"", other));
                 }
-            },
+            }),
             Kind::TracePath => {
                 let s = text("a trace file path (a string)")?;
                 let resolved = self
@@ -761,7 +895,7 @@ impl Parser<'_> {
                         resolved.display()
                     )));
                 }
-                ParamValue::Text(s.to_string())
+                SpecValue::Trace(s.to_string())
             }
         })
     }
@@ -833,13 +967,9 @@ fn duration_text(d: Duration) -> String {
     format!("{ns}ns")
 }
 
-fn canonical_duration(text: &str) -> Result<ParamValue, String> {
-    params::parse_detection_delay(text).map(|d| ParamValue::Text(duration_text(d)))
-}
-
-fn canonical_delay(text: &str) -> Result<ParamValue, String> {
-    let model: DelayModel = text.parse()?;
-    Ok(ParamValue::Text(match model {
+/// A delay model in canonical text (`uniform:1ms:5ms`).
+fn delay_text(model: DelayModel) -> String {
+    match model {
         DelayModel::Constant(d) => format!("const:{}", duration_text(d)),
         DelayModel::Uniform { min, max } => {
             format!("uniform:{}:{}", duration_text(min), duration_text(max))
@@ -847,18 +977,7 @@ fn canonical_delay(text: &str) -> Result<ParamValue, String> {
         DelayModel::Exponential { min, mean } => {
             format!("exp:{}:{}", duration_text(min), duration_text(mean))
         }
-    }))
-}
-
-/// A constant CS time is a number of seconds (`Float`), an exponential one `exp:MEAN`.
-fn canonical_cs_time(text: &str) -> Result<ParamValue, String> {
-    let cs = params::parse_cs_time(text)?;
-    Ok(match cs {
-        crate::sim::CsTime::Constant(d) => ParamValue::Float(d.as_secs_f64()),
-        crate::sim::CsTime::Exponential { mean } => {
-            ParamValue::Text(format!("exp:{:?}", mean.as_secs_f64()))
-        }
-    })
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -943,10 +1062,12 @@ pub fn expand(spec: &Spec) -> Result<Plan, InputError> {
                 let mut key = format!("{}/algo={}", spec.name, algorithm.name());
                 let mut seed_text = spec.name.clone();
                 let mut params = Vec::new();
+                let mut point = Point::default();
                 for (p, &i) in spec.params.iter().zip(&index) {
                     if !applies(p) {
                         continue;
                     }
+                    point.0.push((p.name, &p.typed[i]));
                     let v = &p.values[i];
                     if p.is_axis {
                         key.push_str(&format!("/{}={}", p.name, key_text(v)));
@@ -969,6 +1090,7 @@ pub fn expand(spec: &Spec) -> Result<Plan, InputError> {
                     rep,
                     seed,
                     params,
+                    &point,
                     &base_dir,
                 ));
             }
@@ -1014,49 +1136,81 @@ pub fn estimated_runs(spec: &Spec) -> u64 {
         .saturating_mul(u64::from(spec.replications))
 }
 
-fn get<'p>(params: &'p [(String, ParamValue)], name: &str) -> Option<&'p ParamValue> {
-    params.iter().find(|(n, _)| n == name).map(|(_, v)| v)
-}
+/// One run's typed values, by parameter name (those that apply to its algorithm).
+/// Each key has one [`Kind`], so a value of another type here is a bug in this file,
+/// not bad input.
+#[derive(Default)]
+struct Point<'s>(Vec<(&'static str, &'s SpecValue)>);
 
-fn float(v: Option<&ParamValue>) -> f64 {
-    match v {
-        Some(ParamValue::Float(x)) => *x,
-        Some(ParamValue::Int(i)) => *i as f64,
-        other => unreachable!("validated number, got {other:?}"),
+impl Point<'_> {
+    fn get(&self, name: &str) -> Option<&SpecValue> {
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
     }
-}
 
-fn text(v: Option<&ParamValue>) -> &str {
-    match v {
-        Some(ParamValue::Text(s)) => s,
-        other => unreachable!("validated text, got {other:?}"),
+    fn number(&self, name: &str) -> f64 {
+        match self.get(name) {
+            Some(SpecValue::Number(x)) => *x,
+            other => unreachable!("{name} is a number, got {other:?}"),
+        }
     }
-}
 
-/// The generator parameters of a point (`seed` as given).
-fn rwp_params(params: &[(String, ParamValue)], seed: u64) -> RwpParams {
-    let (min, max) = (
-        float(get(params, "speed_min")),
-        float(get(params, "speed_max")),
-    );
-    let pause = float(get(params, "pause"));
-    RwpParams {
-        nodes: match get(params, "nodes") {
-            Some(ParamValue::Int(n)) => *n as usize,
-            other => unreachable!("validated count, got {other:?}"),
-        },
-        area: params::parse_area(text(get(params, "area"))).expect("validated area"),
-        speed: match text(get(params, "speed_dist")) {
-            "normal" => SpeedDist::Normal { min, max },
-            _ => SpeedDist::Uniform { min, max },
-        },
-        pause: match text(get(params, "pause_dist")) {
-            "uniform" => PauseDist::Uniform { mean: pause },
-            _ => PauseDist::Constant(pause),
-        },
-        duration: float(get(params, "duration")),
-        start: params::parse_start(text(get(params, "start"))).expect("validated start"),
-        seed,
+    fn choice(&self, name: &str) -> Choice {
+        match self.get(name) {
+            Some(SpecValue::Choice(_, c)) => *c,
+            other => unreachable!("{name} is a word, got {other:?}"),
+        }
+    }
+
+    /// The generator parameters of a random-waypoint point (`seed` as given).
+    fn rwp(&self, seed: u64) -> RwpParams {
+        let (min, max) = (self.number("speed_min"), self.number("speed_max"));
+        let pause = self.number("pause");
+        RwpParams {
+            nodes: match self.get("nodes") {
+                Some(SpecValue::Count(n)) => *n as usize,
+                other => unreachable!("nodes is a count, got {other:?}"),
+            },
+            area: match self.get("area") {
+                Some(SpecValue::Area(a)) => *a,
+                other => unreachable!("area is an area, got {other:?}"),
+            },
+            speed: match self.choice("speed_dist") {
+                Choice::Speed(SpeedShape::Normal) => SpeedDist::Normal { min, max },
+                _ => SpeedDist::Uniform { min, max },
+            },
+            pause: match self.choice("pause_dist") {
+                Choice::Pause(PauseShape::Uniform) => PauseDist::Uniform { mean: pause },
+                _ => PauseDist::Constant(pause),
+            },
+            duration: self.number("duration"),
+            start: match self.choice("start") {
+                Choice::Start(start) => start,
+                other => unreachable!("start is a start mode, got {other:?}"),
+            },
+            seed,
+        }
+    }
+
+    /// The network model of a point.
+    fn network(&self) -> NetworkConfig {
+        NetworkConfig {
+            delay: match self.get("delay") {
+                Some(SpecValue::Delay(d)) => *d,
+                other => unreachable!("delay is a delay model, got {other:?}"),
+            },
+            link_break: match self.choice("link_break") {
+                Choice::LinkBreak(b) => b,
+                other => unreachable!("link_break, got {other:?}"),
+            },
+            detection_delay: match self.get("detection_delay") {
+                Some(SpecValue::Duration(d)) => *d,
+                other => unreachable!("detection_delay is a duration, got {other:?}"),
+            },
+            changes: match self.choice("changes") {
+                Choice::Changes(c) => c,
+                other => unreachable!("changes, got {other:?}"),
+            },
+        }
     }
 }
 
@@ -1069,15 +1223,16 @@ fn planned_run(
     replication: u32,
     seed: u64,
     params: Vec<(String, ParamValue)>,
+    point: &Point<'_>,
     base_dir: &Path,
 ) -> PlannedRun {
-    let (mobility, duration) = match get(&params, "trace") {
-        Some(ParamValue::Text(path)) => (
+    let (mobility, duration) = match point.get("trace") {
+        Some(SpecValue::Trace(path)) => (
             MobilitySource::Trace(base_dir.join(path)),
-            get(&params, "duration").map(|v| float(Some(v))),
+            point.get("duration").map(|_| point.number("duration")),
         ),
         _ => {
-            let rwp = rwp_params(&params, seeds::derive(seed, Purpose::Mobility));
+            let rwp = point.rwp(seeds::derive(seed, Purpose::Mobility));
             (MobilitySource::Rwp(rwp), Some(rwp.duration))
         }
     };
@@ -1086,25 +1241,21 @@ fn planned_run(
         algorithm
             .params()
             .iter()
-            .filter_map(|d| get(&params, d.name).map(|v| (d.name, v.clone()))),
+            .filter_map(|d| match point.get(d.name) {
+                Some(SpecValue::Algorithm(v)) => Some((d.name, v.clone())),
+                _ => None,
+            }),
     )
-    .expect("validated algorithm parameters");
+    .expect("checked against the registry");
     let workload = algorithm.family().needs_workload().then(|| WorkloadConfig {
-        rate: float(get(&params, "rate")),
-        cs_time: params::parse_cs_time(&get(&params, "cs_time").expect("validated").to_string())
-            .expect("validated CS time"),
+        rate: point.number("rate"),
+        cs_time: match point.get("cs_time") {
+            Some(SpecValue::CsTime(cs)) => *cs,
+            other => unreachable!("cs_time is a CS time, got {other:?}"),
+        },
     });
     let config = RunConfig {
-        network: NetworkConfig {
-            delay: text(get(&params, "delay"))
-                .parse()
-                .expect("validated delay"),
-            link_break: params::parse_link_break(text(get(&params, "link_break")))
-                .expect("validated"),
-            detection_delay: params::parse_detection_delay(text(get(&params, "detection_delay")))
-                .expect("validated"),
-            changes: params::parse_change_mode(text(get(&params, "changes"))).expect("validated"),
-        },
+        network: point.network(),
         workload,
         duration: duration.map_or(SimTime::ZERO, SimTime::from_secs_f64),
         seed,
@@ -1116,7 +1267,7 @@ fn planned_run(
         algorithm,
         replication,
         seed,
-        range: float(get(&params, "range")),
+        range: point.number("range"),
         params,
         algo_params,
         mobility,
@@ -1184,11 +1335,13 @@ fn check_combinations(spec: &Spec) -> Result<(), InputError> {
             index[i] = (rest % n) as usize;
             rest /= n;
         }
-        let values: Vec<(String, ParamValue)> = mobility
-            .iter()
-            .zip(&index)
-            .map(|(p, &i)| (p.name.to_string(), p.values[i].clone()))
-            .collect();
+        let values = Point(
+            mobility
+                .iter()
+                .zip(&index)
+                .map(|(p, &i)| (p.name, &p.typed[i]))
+                .collect(),
+        );
         let at = |name: &str| {
             let (k, p) = mobility
                 .iter()
@@ -1214,10 +1367,7 @@ fn check_combinations(spec: &Spec) -> Result<(), InputError> {
                 format!("{msg}{within}"),
             )
         };
-        let (min, max) = (
-            float(get(&values, "speed_min")),
-            float(get(&values, "speed_max")),
-        );
+        let (min, max) = (values.number("speed_min"), values.number("speed_max"));
         if min > max {
             let field = if spec.param("speed_min").is_some_and(|p| p.is_axis)
                 && !spec.param("speed_max").is_some_and(|p| p.is_axis)
@@ -1231,7 +1381,7 @@ fn check_combinations(spec: &Spec) -> Result<(), InputError> {
                 format!("speed_min {min} is above speed_max {max}: need speed_min <= speed_max"),
             ));
         }
-        let rwp = rwp_params(&values, 0);
+        let rwp = values.rwp(0);
         if let Err(e) = rwp.validate() {
             // The generator names its command-line flags; map them to spec keys.
             let key = match e.location.file.trim_start_matches("--") {
@@ -1298,9 +1448,8 @@ mod tests {
         assert_eq!(duration_text(Duration(1_500_000)), "1500us");
         assert_eq!(duration_text(Duration(2_000_000)), "2ms");
         assert_eq!(duration_text(Duration(0)), "0s");
-        assert_eq!(
-            canonical_delay("uniform:1000us:0.005s"),
-            canonical_delay("uniform:1ms:5ms")
-        );
+        let delay = |t: &str| delay_text(t.parse().unwrap());
+        assert_eq!(delay("uniform:1000us:0.005s"), delay("uniform:1ms:5ms"));
+        assert_eq!(delay("uniform:1000us:0.005s"), "uniform:1ms:5ms");
     }
 }

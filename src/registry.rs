@@ -75,19 +75,30 @@ impl AlgorithmDef {
     }
 }
 
+/// An entry of `family`, run by `runner`, with `P`'s parameters.
+const fn entry<P: Protocol>(
+    name: &'static str,
+    description: &'static str,
+    family: Family,
+    runner: Runner,
+) -> AlgorithmDef {
+    AlgorithmDef {
+        name,
+        description,
+        family,
+        params: <P::Config as ProtocolConfig>::PARAMS,
+        caveat: None,
+        runner,
+    }
+}
+
 /// A leader-election algorithm: runs with the leader-election monitor and metrics.
 pub const fn leader_election<P: Protocol + LeaderView>(
     name: &'static str,
     description: &'static str,
 ) -> AlgorithmDef {
-    AlgorithmDef {
-        name,
-        description,
-        family: Family::LeaderElection,
-        params: <P::Config as ProtocolConfig>::PARAMS,
-        caveat: None,
-        runner: family::leader_election::run::<P>,
-    }
+    let runner: Runner = family::leader_election::run::<P>;
+    entry::<P>(name, description, Family::LeaderElection, runner)
 }
 
 /// A mutual-exclusion algorithm: runs with the workload, the mutual-exclusion monitors
@@ -96,14 +107,8 @@ pub const fn mutual_exclusion<P: Protocol + TokenView>(
     name: &'static str,
     description: &'static str,
 ) -> AlgorithmDef {
-    AlgorithmDef {
-        name,
-        description,
-        family: Family::MutualExclusion,
-        params: <P::Config as ProtocolConfig>::PARAMS,
-        caveat: None,
-        runner: family::mutual_exclusion::run::<P>,
-    }
+    let runner: Runner = family::mutual_exclusion::run::<P>;
+    entry::<P>(name, description, Family::MutualExclusion, runner)
 }
 
 /// A registered algorithm: a small copyable handle on its [`REGISTRY`] entry.

@@ -114,8 +114,8 @@ fn params_are_checked_and_applied() {
         );
     }
     for algo in ["me-rl", "me-raymond"] {
-        let run = |holder: &str| {
-            summary(&[
+        let run = |param: Option<&str>| {
+            let mut args = vec![
                 "run",
                 "--algo",
                 algo,
@@ -125,32 +125,19 @@ fn params_are_checked_and_applied() {
                 "0.5",
                 "--seed",
                 "2",
-                "--param",
-                holder,
                 "--json",
-            ])
+            ];
+            args.extend(param.map(|p| ["--param", p]).into_iter().flatten());
+            summary(&args)
         };
-        let (h0, h7) = (run("holder=0"), run("holder=7"));
+        let (h0, h7) = (run(Some("holder=0")), run(Some("holder=7")));
         assert_eq!(h7["params"]["holder"], 7);
         assert_eq!(h7["safety_violations"], 0, "{algo}: {h7}");
         assert_ne!(
             h0["messages"], h7["messages"],
             "{algo}: the holder has no effect"
         );
-        // The default is node 0.
-        let default = summary(&[
-            "run",
-            "--algo",
-            algo,
-            "--rwp",
-            "nodes=12,area=600x600,duration=120",
-            "--rate",
-            "0.5",
-            "--seed",
-            "2",
-            "--json",
-        ]);
-        assert_eq!(default, h0);
+        assert_eq!(run(None), h0, "{algo}: the default is node 0");
     }
 }
 

@@ -17,12 +17,8 @@ fn timeline() -> LinkTimeline {
     link_timeline(&trace, 250.0)
 }
 
-/// Every registered algorithm, by name (divan shows the argument).
-fn algorithms() -> Vec<&'static str> {
-    Algorithm::names()
-}
-
-#[divan::bench(args = algorithms(), sample_count = 10)]
+// Every registered algorithm, by name (divan shows the argument).
+#[divan::bench(args = Algorithm::names(), sample_count = 10)]
 fn run_900_s(bencher: divan::Bencher, name: &str) {
     let algorithm = Algorithm::parse(name).expect("a registered name");
     let tl = timeline();

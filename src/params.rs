@@ -8,9 +8,7 @@ use crate::mobility::Area;
 use crate::mobility::rwp::{PauseDist, RwpParams, SpeedDist, StartMode};
 use crate::registry::Algorithm;
 use crate::sim::delay::parse_duration;
-use crate::sim::{
-    ChangeMode, CsTime, Duration, LinkBreak, NetworkConfig, RunConfig, SimTime, WorkloadConfig,
-};
+use crate::sim::{CsTime, Duration, NetworkConfig, RunConfig, SimTime, WorkloadConfig};
 
 /// Radio range, metres: ns-2 setdest's hard-coded 250 m.
 pub const RANGE: f64 = 250.0;
@@ -99,24 +97,6 @@ pub fn parse_cs_time(text: &str) -> Result<CsTime, String> {
     })
 }
 
-/// Parses `drain` or `drop`.
-pub fn parse_link_break(text: &str) -> Result<LinkBreak, String> {
-    match text.trim() {
-        "drain" => Ok(LinkBreak::Drain),
-        "drop" => Ok(LinkBreak::Drop),
-        other => Err(format!("expected drain or drop, got `{other}`")),
-    }
-}
-
-/// Parses `overlap` or `serialize`.
-pub fn parse_change_mode(text: &str) -> Result<ChangeMode, String> {
-    match text.trim() {
-        "overlap" => Ok(ChangeMode::Overlap),
-        "serialize" => Ok(ChangeMode::Serialize),
-        other => Err(format!("expected overlap or serialize, got `{other}`")),
-    }
-}
-
 /// Parses a duration such as `10ms` (units ns, us, ms, s).
 pub fn parse_detection_delay(text: &str) -> Result<Duration, String> {
     parse_duration(text)
@@ -149,8 +129,6 @@ mod tests {
         assert!(parse_cs_time(CS_TIME).is_ok());
         assert!(DELAY.parse::<crate::sim::DelayModel>().is_ok());
         assert!(parse_detection_delay(DETECTION_DELAY).is_ok());
-        assert_eq!(parse_link_break(LINK_BREAK), Ok(LinkBreak::Drain));
-        assert_eq!(parse_change_mode(CHANGES), Ok(ChangeMode::Overlap));
         assert!(default_rwp(1).validate().is_ok());
     }
 

@@ -2,7 +2,7 @@
 //! family's metrics) and its per-event records. The unit a sweep repeats; the CLI's
 //! `linkrev run` prints it. How each family runs is in [`crate::family`].
 
-use crate::family::{Family, FamilyMetrics};
+use crate::family::{EventTable, Family, FamilyMetrics};
 use crate::observe::le::ChangeRecord;
 use crate::observe::safety::{SafetyLog, Violation};
 use crate::protocol::AlgoParams;
@@ -52,15 +52,50 @@ pub struct RunSummary {
     pub wall_time_s: f64,
 }
 
+/// A run's per-event records: the rows of its family's [`EventTable`].
+#[derive(Clone, Debug)]
+pub enum EventRecords {
+    /// Leader election: one record per topology change.
+    Changes(Vec<ChangeRecord>),
+    /// Mutual exclusion: one record per CS request.
+    Requests(Vec<RequestRecord>),
+}
+
+impl EventRecords {
+    /// The table these records are rows of.
+    pub fn table(&self) -> EventTable {
+        match self {
+            EventRecords::Changes(_) => EventTable::Changes,
+            EventRecords::Requests(_) => EventTable::Requests,
+        }
+    }
+}
+
 /// Everything one run produces.
 #[derive(Clone, Debug)]
 pub struct RunOutput {
     /// The per-run summary.
     pub summary: RunSummary,
-    /// Leader election: one record per topology change.
-    pub changes: Vec<ChangeRecord>,
-    /// Mutual exclusion: one record per CS request.
-    pub requests: Vec<RequestRecord>,
+    /// The per-event records.
+    pub events: EventRecords,
+}
+
+impl RunOutput {
+    /// The topology-change records (none for a family without them).
+    pub fn changes(&self) -> &[ChangeRecord] {
+        match &self.events {
+            EventRecords::Changes(c) => c,
+            _ => &[],
+        }
+    }
+
+    /// The CS-request records (none for a family without them).
+    pub fn requests(&self) -> &[RequestRecord] {
+        match &self.events {
+            EventRecords::Requests(r) => r,
+            _ => &[],
+        }
+    }
 }
 
 /// The `q` quantile of sorted data, linear interpolation between order statistics

@@ -89,12 +89,12 @@ fn params_are_checked_and_applied() {
         (
             "le-malpani",
             "k=2",
-            "unknown parameter `k`: le-malpani takes none",
+            "le-malpani: unknown parameter `k`: this algorithm takes none",
         ),
         (
             "me-rl",
             "k=2",
-            "unknown parameter `k` of me-rl (known: holder)",
+            "me-rl: unknown parameter `k` (known: holder)",
         ),
         ("me-rl", "holder", "expected KEY=VALUE, got `holder`"),
         ("me-rl", "holder=two", "`two` is not a node id"),

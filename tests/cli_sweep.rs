@@ -2,7 +2,7 @@
 //! with SIGKILL part way resumes to the same tables, a missing shard is reported run by
 //! run and completed by rerunning it, and CSV export writes every table.
 
-use linkrev::results::store::{Store, TABLES};
+use linkrev::results::store::{Store, tables as table_names};
 use polars::prelude::{CsvWriter, SerWriter};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -45,7 +45,7 @@ cs_time = 0.05
 }
 
 fn tables(dir: &Path) -> Vec<Vec<u8>> {
-    TABLES
+    table_names()
         .iter()
         .map(|t| std::fs::read(dir.join(format!("{t}.parquet"))).expect("compacted table"))
         .collect()
@@ -110,7 +110,7 @@ fn a_sweep_killed_part_way_resumes_to_identical_tables() {
         stored > 0 && stored < 48,
         "killed after {stored} of 48 runs"
     );
-    for table in TABLES {
+    for table in table_names() {
         store.read_table(table).unwrap();
     }
     ok(&linkrev(&[

@@ -85,7 +85,7 @@ fn mutual_exclusion_suite(algorithm: Algorithm) {
         prop_assert_eq!(summary.tokens_lost, 0);
         prop_assert!(summary.aborted.is_none(), "{:?}", summary.aborted);
         let cutoff = SimTime::from_secs_f64(DURATION - SERVICE_MARGIN);
-        for r in out.requests.iter().filter(|r| r.requested < cutoff) {
+        for r in out.requests().iter().filter(|r| r.requested < cutoff) {
             prop_assert!(
                 r.entered.is_some(),
                 "request of node {} at {} never served",
@@ -94,7 +94,7 @@ fn mutual_exclusion_suite(algorithm: Algorithm) {
             );
         }
         prop_assert!(
-            out.requests.len() >= s.timeline.node_count,
+            out.requests().len() >= s.timeline.node_count,
             "the workload should make requests"
         );
         Ok(())
@@ -119,7 +119,7 @@ fn leader_election_suite(algorithm: Algorithm) {
         prop_assert_eq!(summary.changes_pending_at_end, 0);
         // Every change touches the one component, so each censors the one before; the
         // last is never censored, and it converges only in a quiescent, legal state.
-        for c in out.changes.iter().filter(|c| !c.censored) {
+        for c in out.changes().iter().filter(|c| !c.censored) {
             prop_assert!(
                 c.converged,
                 "the change {} {}-{} at {} s never converged",
@@ -161,7 +161,7 @@ fn the_leader_election_check_finds_the_slides_partition_flaw() {
     let result = runner.run(&scenario(), |s| {
         let out = run(algorithm, &s, ChangeMode::Serialize);
         prop_assert_eq!(out.summary.safety_violations, 0);
-        for c in out.changes.iter().filter(|c| !c.censored) {
+        for c in out.changes().iter().filter(|c| !c.censored) {
             prop_assert!(c.converged);
         }
         Ok(())

@@ -11,7 +11,7 @@
 //! byte-identical to a local `linkrev sweep` of the same spec. Without the variable that
 //! test only prints a notice, so a plain `cargo test` needs neither root nor Slurm.
 
-use linkrev::results::store::TABLES;
+use linkrev::results::store::tables as table_names;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -67,7 +67,7 @@ fn ok(out: &Output) -> String {
 }
 
 fn tables(dir: &Path) -> Vec<Vec<u8>> {
-    TABLES
+    table_names()
         .iter()
         .map(|t| {
             let path = dir.join(format!("{t}.parquet"));

@@ -5,7 +5,7 @@
 use linkrev::mobility::Area;
 use linkrev::mobility::rwp::{PauseDist, RwpParams, SpeedDist, StartMode};
 use linkrev::registry::Algorithm;
-use linkrev::results::store::{Store, TABLES};
+use linkrev::results::store::{Store, tables as table_names};
 use linkrev::sim::seeds::{self, Purpose};
 use linkrev::sim::{
     ChangeMode, CsTime, Duration, LinkBreak, NetworkConfig, RunConfig, SimTime, WorkloadConfig,
@@ -115,7 +115,7 @@ fn options(threads: usize, batch: usize, shard: Option<Shard>) -> ExecuteOptions
 }
 
 fn tables(dir: &Path) -> Vec<Vec<u8>> {
-    TABLES
+    table_names()
         .iter()
         .map(|t| std::fs::read(dir.join(format!("{t}.parquet"))).expect("compacted table"))
         .collect()
@@ -302,4 +302,36 @@ fn a_shard_removes_only_its_own_orphans_and_no_temporary_files() {
 
 fn algo(name: &str) -> Algorithm {
     Algorithm::parse(name).expect("registered")
+}
+
+/// Runs stored with other table columns (an older linkrev, before an algorithm gained a
+/// parameter) are not resumed into: compaction could not join the chunks.
+#[test]
+fn a_directory_with_other_columns_is_refused() {
+    let plan = plan();
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("r");
+    let stop = AtomicBool::new(false);
+    let stopper = StopAfter {
+        after: 3,
+        done: AtomicUsize::new(0),
+        stop: &stop,
+    };
+    execute(&plan, &dir, &options(1, 2, None), &stop, &stopper).unwrap();
+    // The same plan, with one more parameter: its tables gain a column.
+    let mut wider = plan.clone();
+    for r in &mut wider.runs {
+        r.params.push(("zz_extra".into(), ParamValue::Int(1)));
+    }
+    let never = AtomicBool::new(false);
+    let err = execute(&wider, &dir, &options(1, 2, None), &never, &Quiet)
+        .expect_err("other columns must be refused")
+        .to_string();
+    assert!(
+        err.contains("not stored there: zz_extra") && err.contains("use another results"),
+        "{err}"
+    );
+    // The original plan still resumes.
+    let report = execute(&plan, &dir, &options(1, 2, None), &never, &Quiet).unwrap();
+    assert_eq!(report.already_done + report.ran, 12);
 }

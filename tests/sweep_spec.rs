@@ -212,7 +212,10 @@ fn algorithm_parameter_sections_are_checked_against_the_registry() {
         &format!("{ME}\n[params.me-rl]\nholder = [2, 10]\n"),
         "params.me-rl.holder[1]",
     );
-    contains(&m, "node 10 does not exist when nodes = 10 (ids 0 to 9)");
+    contains(
+        &m,
+        "node 10 does not exist with nodes = 10: node ids run from 0 to 9",
+    );
     let m = error(
         &format!(
             "{}\n[params.le-malpani]\nk = 1\n",
@@ -503,6 +506,25 @@ fn trace_specs_resolve_paths_relative_to_the_spec() {
             ParamValue::Text("traces/b.tcl".into())
         ]
     );
+}
+
+/// A node id above a trace's node count is refused before any run, naming the trace.
+#[test]
+fn node_ids_are_checked_against_every_trace() {
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("traces/setdest_v1_n20_p10_M10_t200_800x400.tcl");
+    let text = |holder: &str| {
+        format!(
+            "name = \"tr\"\nmaster_seed = 1\nreplications = 1\nalgorithms = [\"me-rl\"]\n\
+             [mobility]\ntraces = [\"{}\"]\n[workload]\nrate = 0.1\n\
+             [params.me-rl]\nholder = {holder}\n",
+            trace.display()
+        )
+    };
+    let m = error(&text("[19, 20]"), "params.me-rl.holder[1]");
+    contains(&m, "node 20 does not exist with trace");
+    contains(&m, "(20 nodes): node ids run from 0 to 19");
+    assert_eq!(plan(&text("19")).runs[0].algo_params.int("holder"), 19);
 }
 
 fn analysis_specs() -> Vec<PathBuf> {

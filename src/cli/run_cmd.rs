@@ -7,7 +7,7 @@ use crate::mobility::Trace;
 use crate::mobility::format::read_trace;
 use crate::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist};
 use crate::params;
-use crate::protocol::{AlgoParams, ParamValue};
+use crate::protocol::AlgoParams;
 use crate::registry::Algorithm;
 use crate::run::RunSummary;
 use crate::sim::seeds::{self, Purpose};
@@ -225,39 +225,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
 
 /// Checks `--param KEY=VALUE` flags against the algorithm's declared parameters.
 pub fn algorithm_params(algorithm: Algorithm, flags: &[String]) -> Result<AlgoParams, InputError> {
-    let err = |msg: String| InputError::parameter("param", msg);
-    let mut given: Vec<(&str, ParamValue)> = Vec::new();
-    for flag in flags {
-        let (key, value) = flag
-            .split_once('=')
-            .ok_or_else(|| err(format!("expected KEY=VALUE, got `{flag}`")))?;
-        let key = key.trim();
-        let def = algorithm
-            .params()
-            .iter()
-            .find(|d| d.name == key)
-            .ok_or_else(|| {
-                err(if algorithm.params().is_empty() {
-                    format!("unknown parameter `{key}`: {} takes none", algorithm.name())
-                } else {
-                    format!(
-                        "unknown parameter `{key}` of {} (known: {})",
-                        algorithm.name(),
-                        algorithm
-                            .params()
-                            .iter()
-                            .map(|d| d.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                })
-            })?;
-        if given.iter().any(|(k, _)| *k == key) {
-            return Err(err(format!("`{key}` given twice")));
-        }
-        given.push((def.name, def.parse_text(value).map_err(err)?));
-    }
-    AlgoParams::resolve(algorithm.params(), given).map_err(err)
+    AlgoParams::from_texts(algorithm.params(), flags)
+        .map_err(|e| InputError::parameter("param", format!("{}: {e}", algorithm.name())))
 }
 
 /// The summary as aligned lines: the common fields, the algorithm's parameters, then

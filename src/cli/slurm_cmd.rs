@@ -8,7 +8,7 @@
 
 use super::Outcome;
 use crate::output::write_atomically;
-use crate::results::store::TABLES;
+use crate::results::store::tables;
 use crate::sweep::slurm::{self, Jobs};
 use crate::sweep::spec;
 use anyhow::{Context, bail};
@@ -173,7 +173,11 @@ fn submit(jobs: &Jobs) -> anyhow::Result<()> {
     println!(
         "results: {} ({} once the merge job is done)",
         jobs.results.display(),
-        TABLES.map(|t| format!("{t}.parquet")).join(", ")
+        tables()
+            .iter()
+            .map(|t| format!("{t}.parquet"))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     Ok(())
 }

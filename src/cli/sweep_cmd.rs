@@ -3,7 +3,7 @@
 
 use super::Outcome;
 use crate::output::write_atomically;
-use crate::results::store::{Store, TABLES};
+use crate::results::store::{Store, tables};
 use crate::sweep::execute::{self, ExecuteOptions, Progress, Shard};
 use crate::sweep::plan::Plan;
 use crate::sweep::spec::{self, MobilityKind, Spec};
@@ -192,7 +192,11 @@ fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
     if stored == plan.runs.len() && args.shard.is_none() {
         eprintln!(
             "complete: {}",
-            TABLES.map(|t| format!("{t}.parquet")).join(", ")
+            tables()
+                .iter()
+                .map(|t| format!("{t}.parquet"))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     } else if stored == plan.runs.len() {
         eprintln!(
@@ -243,7 +247,7 @@ const EXPORT_PIECE_ROWS: usize = 200_000;
 /// `linkrev export DIR --csv`: CSV copies of the stored tables, written atomically.
 pub fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     let store = Store::open(&args.dir)?;
-    for table in TABLES {
+    for table in tables() {
         let path = args.dir.join(format!("{table}.csv"));
         let mut rows = 0;
         let mut failure: Option<anyhow::Error> = None;

@@ -7,7 +7,7 @@
 use super::{Family, FamilyMetrics, Metric, MetricValue, count, real};
 use crate::observe::le::LeMonitor;
 use crate::protocol::{AlgoParams, LeaderView, Protocol, ProtocolConfig};
-use crate::run::{RunOutput, base_summary, mean, quantile, ratio};
+use crate::run::{EventRecords, RunOutput, base_summary, mean, quantile, ratio};
 use crate::sim::{RunConfig, Simulation};
 use crate::topology::events::LinkTimeline;
 
@@ -58,7 +58,6 @@ pub fn run<P: Protocol + LeaderView>(
     let summary = base_summary(&config, n, counters, &monitor.safety, metrics);
     RunOutput {
         summary,
-        changes: monitor.records,
-        requests: Vec::new(),
+        events: EventRecords::Changes(monitor.records),
     }
 }

@@ -6,7 +6,7 @@
 use super::{Family, FamilyMetrics, Metric, MetricValue, count, real};
 use crate::observe::me::MeMonitor;
 use crate::protocol::{AlgoParams, Protocol, ProtocolConfig, TokenView};
-use crate::run::{RunOutput, base_summary, mean, quantile, ratio};
+use crate::run::{EventRecords, RunOutput, base_summary, mean, quantile, ratio};
 use crate::sim::{RunConfig, Simulation};
 use crate::topology::events::LinkTimeline;
 
@@ -56,7 +56,6 @@ pub fn run<P: Protocol + TokenView>(
     );
     RunOutput {
         summary,
-        changes: Vec::new(),
-        requests,
+        events: EventRecords::Requests(requests),
     }
 }

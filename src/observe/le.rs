@@ -16,7 +16,8 @@
 //! - **Leaderless node-time**: time during which a node's component does not agree on a
 //!   leader inside it, summed over nodes.
 //! - **Leader changes**: how many times any node's leader id changed, summed over nodes.
-//! - **Safety**: a quiescent component that is not legal is a violation, counted once
+//! - **Safety**: a quiescent component that is not legal is a violation (the initial
+//!   state is checked too, before the first event), counted once
 //!   per incident. An incident opens when a quiescent component is found illegal and none
 //!   of its nodes is in an open incident; it stays open for a node until the node's
 //!   component is next found quiescent and legal. While a component is busy (messages or
@@ -165,6 +166,48 @@ impl LeMonitor {
         Self::default()
     }
 
+    /// Legality of every quiescent component of `groups` (the safety monitor): `Some`
+    /// verdict per quiescent component, `None` for a busy one. Each illegal state is
+    /// counted at its onset; busy components keep their nodes' incidents.
+    fn judge<P: LeaderView>(
+        &mut self,
+        world: &World<'_, P>,
+        groups: &[Vec<NodeId>],
+    ) -> Vec<Option<bool>> {
+        let mut verdict: Vec<Option<bool>> = vec![None; groups.len()];
+        self.illegal_nodes.resize(world.nodes.len(), false);
+        for (i, members) in groups.iter().enumerate() {
+            if !Self::quiescent(world, members) {
+                continue;
+            }
+            match check_component(world.nodes, world.graph, members) {
+                Ok(()) => {
+                    verdict[i] = Some(true);
+                    for &m in members {
+                        self.illegal_nodes[m as usize] = false;
+                    }
+                }
+                Err((detail, nodes)) => {
+                    verdict[i] = Some(false);
+                    let known = members.iter().any(|&m| self.illegal_nodes[m as usize]);
+                    if !known {
+                        self.safety.record(|| Violation {
+                            kind: "illegal_component",
+                            time_s: world.now.as_secs_f64(),
+                            event_index: world.event_index,
+                            nodes,
+                            detail,
+                        });
+                    }
+                    for &m in members {
+                        self.illegal_nodes[m as usize] = true;
+                    }
+                }
+            }
+        }
+        verdict
+    }
+
     fn quiescent<P>(world: &World<'_, P>, members: &[NodeId]) -> bool {
         members.iter().all(|&m| {
             world.in_flight_to[m as usize] == 0 && world.pending_notify_at[m as usize] == 0
@@ -175,12 +218,16 @@ impl LeMonitor {
 impl<P: Protocol + LeaderView> Observer<P> for LeMonitor {
     fn on_start(&mut self, world: &World<'_, P>) {
         self.leaders = world.nodes.iter().map(LeaderView::leader).collect();
-        self.leaderless_now = components(world.graph)
+        let groups = components(world.graph);
+        self.leaderless_now = groups
             .iter()
             .filter(|c| !agrees(world.nodes, c))
             .map(Vec::len)
             .sum();
         self.last_time = world.now;
+        // The initial state must be legal too: an algorithm whose `initial_states` is
+        // wrong is caught before anything happens.
+        self.judge(world, &groups);
     }
 
     fn on_change(&mut self, change: LinkChange, a: NodeId, b: NodeId, world: &World<'_, P>) {
@@ -240,39 +287,7 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor {
             .map(Vec::len)
             .sum();
 
-        // Legality of every quiescent component (the safety monitor), counting each
-        // illegal state at its onset (busy components keep their nodes' incidents) …
-        let mut verdict: Vec<Option<bool>> = vec![None; groups.len()];
-        self.illegal_nodes.resize(world.nodes.len(), false);
-        for (i, members) in groups.iter().enumerate() {
-            if !Self::quiescent(world, members) {
-                continue;
-            }
-            match check_component(world.nodes, world.graph, members) {
-                Ok(()) => {
-                    verdict[i] = Some(true);
-                    for &m in members {
-                        self.illegal_nodes[m as usize] = false;
-                    }
-                }
-                Err((detail, nodes)) => {
-                    verdict[i] = Some(false);
-                    let known = members.iter().any(|&m| self.illegal_nodes[m as usize]);
-                    if !known {
-                        self.safety.record(|| Violation {
-                            kind: "illegal_component",
-                            time_s: world.now.as_secs_f64(),
-                            event_index: world.event_index,
-                            nodes,
-                            detail,
-                        });
-                    }
-                    for &m in members {
-                        self.illegal_nodes[m as usize] = true;
-                    }
-                }
-            }
-        }
+        let verdict = self.judge(world, &groups);
 
         // … and convergence of the open records.
         if self.open.is_empty() {

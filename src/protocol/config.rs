@@ -1,6 +1,6 @@
 //! Algorithm parameters: what a protocol can be configured with, declared once with
 //! types, defaults and ranges, and checked in one place for the command line
-//! (`--param k=2`) and for specs (`[params.me-krl] k = [1, 2]`).
+//! (`--param holder=3`) and for specs (`[params.me-rl] holder = [0, 3]`).
 //!
 //! A protocol is its configuration plus its per-node state, as stateright's actors are:
 //! `k` tokens or a routing mode is a value handed to
@@ -91,7 +91,8 @@ pub enum ParamDefault {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ParamDef {
     /// The name on the command line, in specs, run keys and table columns (`k`). It must
-    /// not be the name of a spec key (`rate`, `nodes`, …): the registry's tests check.
+    /// not be the name of a spec key (`rate`, `nodes`, …): a test in `sweep::spec`
+    /// checks every registered parameter.
     pub name: &'static str,
     /// One line for `linkrev algorithms` and axis labels (with the unit, if any).
     pub description: &'static str,
@@ -215,20 +216,28 @@ impl AlgoParams {
     ) -> Result<Self, String> {
         let mut params = Self::defaults(defs);
         for (name, value) in given {
-            let Some(slot) = params.values.iter_mut().find(|(n, _)| *n == name) else {
-                return Err(if defs.is_empty() {
-                    format!("unknown parameter `{name}`: this algorithm takes none")
-                } else {
-                    format!(
-                        "unknown parameter `{name}` (known: {})",
-                        defs.iter().map(|d| d.name).collect::<Vec<_>>().join(", ")
-                    )
-                });
-            };
-            let def = defs.iter().find(|d| d.name == name).expect("slot exists");
-            slot.1 = def.check(value)?;
+            let def = find(defs, name)?;
+            let slot = params.values.iter_mut().find(|(n, _)| *n == name);
+            slot.expect("every declared parameter has a slot").1 = def.check(value)?;
         }
         Ok(params)
+    }
+
+    /// The defaults, overridden by `KEY=VALUE` texts (`--param holder=3`): each value
+    /// parsed by its parameter's kind; a key given twice is an error.
+    pub fn from_texts(defs: &[ParamDef], texts: &[String]) -> Result<Self, String> {
+        let mut given: Vec<(&str, ParamValue)> = Vec::new();
+        for text in texts {
+            let (key, value) = text
+                .split_once('=')
+                .ok_or_else(|| format!("expected KEY=VALUE, got `{text}`"))?;
+            let def = find(defs, key.trim())?;
+            if given.iter().any(|(k, _)| *k == def.name) {
+                return Err(format!("`{}` given twice", def.name));
+            }
+            given.push((def.name, def.parse_text(value)?));
+        }
+        Self::resolve(defs, given)
     }
 
     /// The parameters in declaration order.
@@ -269,10 +278,13 @@ impl AlgoParams {
         for def in defs.iter().filter(|d| d.kind == ParamKind::Node) {
             let id = self.int(def.name);
             if id < 0 || id as u64 >= nodes as u64 {
+                let ids = match nodes {
+                    0 => "no ids".to_string(),
+                    n => format!("ids 0 to {}", n - 1),
+                };
                 return Err(format!(
-                    "`{}` = {id} is not a node of this run, which has {nodes} nodes (ids 0 to {})",
-                    def.name,
-                    nodes.saturating_sub(1)
+                    "`{}` = {id} is not a node of this run, which has {nodes} nodes ({ids})",
+                    def.name
                 ));
             }
         }
@@ -294,6 +306,18 @@ impl AlgoParams {
             other => panic!("parameter `{name}` is not a word: {other}"),
         }
     }
+}
+
+/// The declaration of parameter `name`, or an error naming the known ones.
+fn find<'d>(defs: &'d [ParamDef], name: &str) -> Result<&'d ParamDef, String> {
+    defs.iter().find(|d| d.name == name).ok_or_else(|| {
+        if defs.is_empty() {
+            format!("unknown parameter `{name}`: this algorithm takes none")
+        } else {
+            let known: Vec<&str> = defs.iter().map(|d| d.name).collect();
+            format!("unknown parameter `{name}` (known: {})", known.join(", "))
+        }
+    })
 }
 
 /// A protocol's configuration: the values that are the same on every node of a run.

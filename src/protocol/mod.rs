@@ -272,7 +272,8 @@ pub trait Protocol: Clone + Debug + Sized {
 
     /// A legal initial state for every node, from the configuration and the t = 0
     /// neighbour sets (each sorted): a leader-oriented DAG per component, a
-    /// token-oriented DAG towards node 0, or a BFS tree, as the algorithm needs.
+    /// token-oriented DAG towards the token holder, or a BFS tree, as the algorithm
+    /// needs.
     fn initial_states(config: &Self::Config, neighbours: &[Vec<NodeId>]) -> Vec<Self>;
 
     /// A link to `peer` formed. Both endpoints are told.

@@ -54,10 +54,25 @@ fn u64s(df: &DataFrame, column: &str) -> anyhow::Result<Vec<u64>> {
     Ok(c.u64()?.iter().map(|v| v.unwrap_or(0)).collect())
 }
 
+/// One row of the health table: an algorithm's runs in one experiment.
+#[derive(Default)]
+struct HealthRow {
+    experiment: String,
+    algorithm: String,
+    planned: u64,
+    stored: u64,
+    safety_violations: u64,
+    runs_with_violations: u64,
+    aborted_runs: u64,
+    tokens_lost: u64,
+    /// Per [`EventTable::ALL`]: events a run's end cut off.
+    unfinished: Vec<u64>,
+}
+
 impl Health {
+    /// Counts the runs of every experiment, per algorithm, and lists the incidents.
     pub fn of(experiments: &[Experiment]) -> anyhow::Result<Health> {
-        let mut rows: Vec<[String; 2]> = Vec::new();
-        let mut nums: Vec<Vec<u64>> = Vec::new();
+        let mut rows: Vec<HealthRow> = Vec::new();
         let mut incidents = Vec::new();
         for e in experiments {
             let algorithm = column_text(&e.runs, "algorithm")?;
@@ -73,20 +88,24 @@ impl Health {
                 .collect::<anyhow::Result<_>>()?;
             for a in &e.plan.algorithms {
                 let name = a.name();
-                let planned = e.plan.runs.iter().filter(|r| r.algorithm == *a).count() as u64;
-                let mut n = vec![0; 6 + unfinished.len()];
-                n[0] = planned;
+                let mut row = HealthRow {
+                    experiment: e.name.clone(),
+                    algorithm: name.to_string(),
+                    planned: e.plan.runs.iter().filter(|r| r.algorithm == *a).count() as u64,
+                    unfinished: vec![0; unfinished.len()],
+                    ..HealthRow::default()
+                };
                 for i in 0..e.runs.height() {
                     if algorithm[i].as_deref() != Some(name) {
                         continue;
                     }
-                    n[1] += 1;
-                    n[2] += violations[i];
-                    n[3] += u64::from(violations[i] > 0);
-                    n[4] += u64::from(aborted[i].is_some());
-                    n[5] += tokens[i];
-                    for (k, counts) in unfinished.iter().enumerate() {
-                        n[6 + k] += counts[i];
+                    row.stored += 1;
+                    row.safety_violations += violations[i];
+                    row.runs_with_violations += u64::from(violations[i] > 0);
+                    row.aborted_runs += u64::from(aborted[i].is_some());
+                    row.tokens_lost += tokens[i];
+                    for (sum, counts) in row.unfinished.iter_mut().zip(&unfinished) {
+                        *sum += counts[i];
                     }
                     let mut what = Vec::new();
                     if let Some(v) = &first[i] {
@@ -110,41 +129,37 @@ impl Health {
                         ));
                     }
                 }
-                rows.push([e.name.clone(), name.to_string()]);
-                nums.push(n);
+                rows.push(row);
             }
         }
-        let col_u = |i: usize, name: &str| {
-            Column::new(name.into(), nums.iter().map(|n| n[i]).collect::<Vec<_>>())
+        let text = |name: &str, f: &dyn Fn(&HealthRow) -> String| {
+            Column::new(name.into(), rows.iter().map(f).collect::<Vec<_>>())
+        };
+        let count = |name: &str, f: &dyn Fn(&HealthRow) -> u64| {
+            Column::new(name.into(), rows.iter().map(f).collect::<Vec<_>>())
         };
         let mut columns = vec![
-            Column::new(
-                "experiment".into(),
-                rows.iter().map(|r| r[0].clone()).collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "algorithm".into(),
-                rows.iter().map(|r| r[1].clone()).collect::<Vec<_>>(),
-            ),
-            col_u(0, "planned"),
-            col_u(1, "stored"),
-            col_u(2, "safety_violations"),
-            col_u(3, "runs_with_violations"),
-            col_u(4, "aborted_runs"),
-            col_u(5, "tokens_lost"),
+            text("experiment", &|r| r.experiment.clone()),
+            text("algorithm", &|r| r.algorithm.clone()),
+            count("planned", &|r| r.planned),
+            count("stored", &|r| r.stored),
+            count("safety_violations", &|r| r.safety_violations),
+            count("runs_with_violations", &|r| r.runs_with_violations),
+            count("aborted_runs", &|r| r.aborted_runs),
+            count("tokens_lost", &|r| r.tokens_lost),
         ];
         for (k, t) in EventTable::ALL.iter().enumerate() {
-            columns.push(col_u(6 + k, t.unfinished_count().0));
+            columns.push(count(t.unfinished_count().0, &|r| r.unfinished[k]));
         }
         let table = DataFrame::new(rows.len(), columns)?;
-        let sum = |i: usize| nums.iter().map(|n| n[i]).sum::<u64>();
+        let sum = |f: &dyn Fn(&HealthRow) -> u64| rows.iter().map(f).sum::<u64>();
         Ok(Health {
             table,
-            safety_violations: sum(2),
-            aborted_runs: sum(4),
-            tokens_lost: sum(5),
-            runs: sum(1),
-            planned: sum(0),
+            safety_violations: sum(&|r| r.safety_violations),
+            aborted_runs: sum(&|r| r.aborted_runs),
+            tokens_lost: sum(&|r| r.tokens_lost),
+            runs: sum(&|r| r.stored),
+            planned: sum(&|r| r.planned),
             incidents,
         })
     }

@@ -351,7 +351,8 @@ fn experiment_of(spec: &FigureSpec, experiments: &[Experiment]) -> anyhow::Resul
 }
 
 /// Figures for results without a figure spec: for each numeric sweep axis, each
-/// headline metric of each family present ([`Family::headline_metrics`]) against it,
+/// headline metric of each family present ([`Family::headline_metrics`], families in
+/// the order the spec first names one of their algorithms) against it,
 /// one line per algorithm and combination of the other axes that apply to the family
 /// (never averaged over them); and the paired difference of the family's
 /// [`Family::paired_metric`] when exactly two of its algorithms ran.
@@ -366,6 +367,13 @@ pub fn default_figures(experiments: &[Experiment]) -> Vec<FigureSpec> {
                 .iter()
                 .any(|r| r.algorithm == algorithm && r.params.iter().any(|(n, _)| n == name))
         };
+        // Families in the order the spec first names one of their algorithms.
+        let mut families: Vec<Family> = Vec::new();
+        for a in &e.plan.algorithms {
+            if !families.contains(&a.family()) {
+                families.push(a.family());
+            }
+        }
         for (x, values) in &e.plan.axes {
             if !values
                 .iter()
@@ -373,7 +381,7 @@ pub fn default_figures(experiments: &[Experiment]) -> Vec<FigureSpec> {
             {
                 continue;
             }
-            for family in Family::ALL {
+            for &family in &families {
                 // In registry order, so a paired figure's sign does not depend on the
                 // order a spec lists its algorithms in.
                 let present: Vec<Algorithm> = Algorithm::all()

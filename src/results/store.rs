@@ -11,9 +11,8 @@
 //! which runs exist, never on how they were batched, threaded or sharded, so compacted
 //! tables are byte-identical for the same spec.
 
-use super::tables::{
-    ParamSchema, RunRecord, changes_frame, requests_frame, runs_frame, tool_version,
-};
+use super::tables::{ParamSchema, RunRecord, event_frame, runs_frame, tool_version};
+use crate::family::EventTable;
 use crate::output::write_atomically;
 use anyhow::{Context, bail};
 use polars::prelude::*;
@@ -21,8 +20,15 @@ use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
-/// The three tables, in write order (`runs` last: the commit marker).
-pub const TABLES: [&str; 3] = ["changes", "requests", "runs"];
+/// The table of one row per run; its chunk is written last and commits a batch.
+pub const RUNS: &str = "runs";
+
+/// Every table of a results directory: each family's per-event table, then `runs`.
+pub fn tables() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = EventTable::ALL.map(EventTable::name).to_vec();
+    names.push(RUNS);
+    names
+}
 
 /// One experiment's result directory.
 pub struct Store {
@@ -96,12 +102,12 @@ impl Store {
     }
 
     fn open_with(dir: &Path, owns: Option<&dyn Fn(usize) -> bool>) -> anyhow::Result<Self> {
-        for table in TABLES {
+        for table in tables() {
             fs::create_dir_all(dir.join(table))
                 .with_context(|| format!("creating {}", dir.join(table).display()))?;
         }
         // Temporary files of writes a kill interrupted (never renamed into place).
-        for table in TABLES.into_iter().filter(|_| owns.is_none()) {
+        for table in tables().into_iter().filter(|_| owns.is_none()) {
             let listing = fs::read_dir(dir.join(table))
                 .with_context(|| format!("listing {}", dir.join(table).display()))?;
             for entry in listing {
@@ -116,11 +122,11 @@ impl Store {
         let store = Store {
             dir: dir.to_path_buf(),
         };
-        let committed: Vec<_> = parquet_files(&dir.join("runs"))?
+        let committed: Vec<_> = parquet_files(&dir.join(RUNS))?
             .iter()
             .filter_map(|p| p.file_name().map(|n| n.to_owned()))
             .collect();
-        for table in ["changes", "requests"] {
+        for table in EventTable::ALL.map(EventTable::name) {
             for path in parquet_files(&dir.join(table))? {
                 let mine = owns.is_none_or(|owns| chunk_index(&path).is_some_and(owns));
                 if mine
@@ -139,7 +145,7 @@ impl Store {
     /// A results directory for reading only (a report): changes nothing on disk, so it
     /// is safe while a sweep is still writing. Errors if `dir` holds no `runs` table.
     pub fn open_read_only(dir: &Path) -> anyhow::Result<Self> {
-        if !dir.join("runs").is_dir() && !dir.join("runs.parquet").is_file() {
+        if !dir.join(RUNS).is_dir() && !dir.join(format!("{RUNS}.parquet")).is_file() {
             bail!(
                 "{} is not a results directory (no runs table): give the directory `linkrev \
                  sweep` wrote, e.g. results/<experiment>",
@@ -159,8 +165,8 @@ impl Store {
     /// Every run already stored: run key → tool version that produced it.
     pub fn completed(&self) -> anyhow::Result<BTreeMap<String, String>> {
         let mut done = BTreeMap::new();
-        let mut files = parquet_files(&self.dir.join("runs"))?;
-        let compacted = self.dir.join("runs.parquet");
+        let mut files = parquet_files(&self.dir.join(RUNS))?;
+        let compacted = self.dir.join(format!("{RUNS}.parquet"));
         if compacted.exists() {
             files.push(compacted);
         }
@@ -175,6 +181,47 @@ impl Store {
             }
         }
         Ok(done)
+    }
+
+    /// Refuses to add runs to a directory whose stored `runs` table has other columns
+    /// than `expected` (results of a linkrev whose tables differ, e.g. before an
+    /// algorithm gained a parameter): compaction could not join them.
+    pub fn check_columns(&self, expected: &[&str]) -> anyhow::Result<()> {
+        let stored = self.columns(RUNS)?;
+        if stored.is_empty()
+            || stored
+                .iter()
+                .map(String::as_str)
+                .eq(expected.iter().copied())
+        {
+            return Ok(());
+        }
+        let missing: Vec<&str> = expected
+            .iter()
+            .copied()
+            .filter(|c| !stored.iter().any(|s| s == c))
+            .collect();
+        let extra: Vec<&str> = stored
+            .iter()
+            .map(String::as_str)
+            .filter(|s| !expected.contains(s))
+            .collect();
+        bail!(
+            "{} holds runs whose table has other columns than this linkrev writes for this \
+             spec (not stored there: {}; stored but not written now: {}): use another results \
+             directory or remove that one, so that tables are not mixed",
+            self.dir.display(),
+            if missing.is_empty() {
+                "none".to_string()
+            } else {
+                missing.join(", ")
+            },
+            if extra.is_empty() {
+                "none".to_string()
+            } else {
+                extra.join(", ")
+            },
+        );
     }
 
     /// Refuses to mix versions: every stored run must come from this linkrev.
@@ -201,14 +248,15 @@ impl Store {
             return Ok(());
         };
         let name = chunk_name(first);
-        for table in TABLES {
-            let mut df = match table {
-                "changes" => changes_frame(records, schema)?,
-                "requests" => requests_frame(records, schema)?,
-                _ => runs_frame(records, schema)?,
-            };
-            write_parquet(&self.dir.join(table).join(&name), &mut df)?;
+        // The runs chunk last: it commits the batch (see `open_with`).
+        for table in EventTable::ALL {
+            let mut df = event_frame(table, records, schema)?;
+            write_parquet(&self.dir.join(table.name()).join(&name), &mut df)?;
         }
+        write_parquet(
+            &self.dir.join(RUNS).join(&name),
+            &mut runs_frame(records, schema)?,
+        )?;
         Ok(())
     }
 
@@ -221,7 +269,7 @@ impl Store {
     /// in row groups of [`ROW_GROUP_RUNS`] consecutive run indices, boundaries that depend
     /// on the plan only, so the file's bytes do not depend on how runs were batched.
     pub fn compact(&self) -> anyhow::Result<()> {
-        for table in TABLES {
+        for table in tables() {
             let compacted = self.dir.join(format!("{table}.parquet"));
             let parts = parquet_files(&self.dir.join(table))?;
             if parts.is_empty() {

@@ -6,7 +6,7 @@
 //! Wall-clock time is deliberately not stored: it differs between machines and thread
 //! counts, and the stored tables must be byte-identical for the same spec.
 
-use crate::family::{Family, MetricKind, MetricValue};
+use crate::family::{EventTable, Family, MetricKind, MetricValue};
 use crate::run::RunOutput;
 use crate::sweep::plan::{ParamValue, PlannedRun};
 use crate::topology::stats::MobilityStats;
@@ -240,11 +240,23 @@ pub fn runs_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<D
     frame(columns)
 }
 
+/// The rows of a per-event table.
+pub fn event_frame(
+    table: EventTable,
+    records: &[RunRecord],
+    schema: &ParamSchema,
+) -> PolarsResult<DataFrame> {
+    match table {
+        EventTable::Changes => changes_frame(records, schema),
+        EventTable::Requests => requests_frame(records, schema),
+    }
+}
+
 /// One row per topology change of the leader-election runs.
 pub fn changes_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<DataFrame> {
-    let counts: Vec<usize> = records.iter().map(|r| r.output.changes.len()).collect();
+    let counts: Vec<usize> = records.iter().map(|r| r.output.changes().len()).collect();
     let mut columns = id_columns(records, &counts, schema);
-    let rows = || records.iter().flat_map(|r| r.output.changes.iter());
+    let rows = || records.iter().flat_map(|r| r.output.changes().iter());
     columns.extend([
         Column::new(
             "time_s".into(),
@@ -276,9 +288,9 @@ pub fn changes_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResul
 /// One row per CS request of the mutual-exclusion runs; requests still waiting at the end
 /// have null `entered_s`, `exited_s` and `wait_s`.
 pub fn requests_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<DataFrame> {
-    let counts: Vec<usize> = records.iter().map(|r| r.output.requests.len()).collect();
+    let counts: Vec<usize> = records.iter().map(|r| r.output.requests().len()).collect();
     let mut columns = id_columns(records, &counts, schema);
-    let rows = || records.iter().flat_map(|r| r.output.requests.iter());
+    let rows = || records.iter().flat_map(|r| r.output.requests().iter());
     columns.extend([
         Column::new("node".into(), rows().map(|q| q.node).collect::<Vec<_>>()),
         Column::new(

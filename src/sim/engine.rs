@@ -20,6 +20,7 @@
 //! - A run whose messages multiply (more than [`MAX_IN_FLIGHT`] in flight) is stopped
 //!   and reported as aborted.
 
+use super::RunCounters;
 use super::network::{InFlight, Network, NetworkConfig, Parked, Tell};
 use super::queue::EventQueue;
 use super::time::{Duration, SimTime};
@@ -44,27 +45,6 @@ pub struct RunConfig {
     pub duration: SimTime,
     /// The run seed; delays and requests draw from streams derived from it.
     pub seed: u64,
-}
-
-/// Run-wide counts.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RunCounters {
-    /// Events handled (topology changes, deliveries, requests, releases, notifications).
-    pub events: u64,
-    /// Protocol messages sent, one per hop.
-    pub messages: u64,
-    /// Messages lost with their links (sent over a down link, or dropped by a break).
-    pub messages_lost: u64,
-    /// Of those, messages that carried the token.
-    pub tokens_lost: u64,
-    /// Topology changes applied.
-    pub topology_changes: u64,
-    /// Critical-section entries.
-    pub cs_entries: u64,
-    /// `serialize` mode: changes still waiting for quiescence when the run ended.
-    pub changes_pending_at_end: u64,
-    /// Why the run stopped before its duration, if it did (see [`MAX_IN_FLIGHT`]).
-    pub aborted: Option<String>,
 }
 
 /// A run with more messages than this in flight at once is stopped and reported as

@@ -22,7 +22,29 @@ pub mod time;
 pub mod workload;
 
 pub use delay::DelayModel;
-pub use engine::{Observer, RunConfig, RunCounters, Simulation, World};
+pub use engine::{Observer, RunConfig, Simulation, World};
 pub use network::{ChangeMode, LinkBreak, NetworkConfig};
 pub use time::{Duration, SimTime};
 pub use workload::{CsTime, RequestRecord, WorkloadConfig};
+
+/// Run-wide counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunCounters {
+    /// Events handled (topology changes, deliveries, requests, releases, notifications).
+    pub events: u64,
+    /// Protocol messages sent, one per hop.
+    pub messages: u64,
+    /// Messages lost with their links (sent over a down link, or dropped by a break).
+    pub messages_lost: u64,
+    /// Of those, messages that carried the token.
+    pub tokens_lost: u64,
+    /// Topology changes applied.
+    pub topology_changes: u64,
+    /// Critical-section entries.
+    pub cs_entries: u64,
+    /// `serialize` mode: changes still waiting for quiescence when the run ended.
+    pub changes_pending_at_end: u64,
+    /// Why the run stopped before its duration, if it did (see
+    /// [`engine::MAX_IN_FLIGHT`]).
+    pub aborted: Option<String>,
+}

@@ -20,8 +20,8 @@
 //! ([`super::engine`]) with what to schedule and when, so each rule is testable here
 //! without a protocol.
 
+use super::RunCounters;
 use super::delay::DelayModel;
-use super::engine::RunCounters;
 use super::seeds::{self, Purpose};
 use super::time::{Duration, SimTime};
 use crate::NodeId;
@@ -208,11 +208,18 @@ impl<M: Message> Network<M> {
         self.in_flight == 0 && self.pending_notifications == 0
     }
 
-    fn add_pending(&mut self, a: NodeId, b: NodeId, by: i32) {
-        let step = |v: &mut u32| *v = v.wrapping_add_signed(by);
-        self.pending_notifications = self.pending_notifications.wrapping_add_signed(by as isize);
-        step(&mut self.pending_notify_at[a as usize]);
-        step(&mut self.pending_notify_at[b as usize]);
+    /// One more notification of link `a`–`b` is pending.
+    fn add_pending(&mut self, a: NodeId, b: NodeId) {
+        self.pending_notifications += 1;
+        self.pending_notify_at[a as usize] += 1;
+        self.pending_notify_at[b as usize] += 1;
+    }
+
+    /// One notification of link `a`–`b` is no longer pending (delivered or cancelled).
+    fn remove_pending(&mut self, a: NodeId, b: NodeId) {
+        self.pending_notifications -= 1;
+        self.pending_notify_at[a as usize] -= 1;
+        self.pending_notify_at[b as usize] -= 1;
     }
 
     /// Applies a topology change to the graph and the link's state at `now`; says what
@@ -229,7 +236,7 @@ impl<M: Message> Network<M> {
                 // A break healed before it was detected: the endpoints never noticed.
                 state.down_pending = false;
                 state.notify_generation = state.notify_generation.wrapping_add(1);
-                self.add_pending(a, b, -1);
+                self.remove_pending(a, b);
                 Tell::Nothing
             } else {
                 Tell::Now
@@ -259,7 +266,7 @@ impl<M: Message> Network<M> {
     /// [`Tell::Later`]: from now on it is pending (observers of the change itself see
     /// the network as it was before).
     pub fn notification_scheduled(&mut self, a: NodeId, b: NodeId) {
-        self.add_pending(a, b, 1);
+        self.add_pending(a, b);
     }
 
     /// A scheduled link-down notification fired: whether it is still current (it was
@@ -268,7 +275,7 @@ impl<M: Message> Network<M> {
         let state = self.pairs.entry(pair(a, b)).or_default();
         if state.down_pending && state.notify_generation == generation {
             state.down_pending = false;
-            self.add_pending(a, b, -1);
+            self.remove_pending(a, b);
             true
         } else {
             false

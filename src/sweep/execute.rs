@@ -11,7 +11,7 @@ use crate::mobility::Trace;
 use crate::mobility::format::read_trace;
 use crate::mobility::rwp;
 use crate::results::store::Store;
-use crate::results::tables::{RunRecord, param_schema};
+use crate::results::tables::{RunRecord, param_schema, runs_frame};
 use crate::sim::SimTime;
 use crate::topology::events::link_timeline;
 use crate::topology::stats::mobility_stats;
@@ -126,7 +126,7 @@ pub fn run_one(
     };
     run.algorithm
         .check_node_ids(&run.algo_params, trace.node_count())
-        .map_err(|e| anyhow::anyhow!("run {}: {e}", run.key))?;
+        .map_err(anyhow::Error::msg)?;
     let timeline = link_timeline(&trace, run.range);
     let mobility = mobility_stats(&trace, &timeline);
     let mut config = run.config;
@@ -157,6 +157,14 @@ pub fn execute(
         None => Store::open(dir)?,
     };
     store.check_version()?;
+    let schema = param_schema(&plan.runs);
+    let columns = runs_frame(&[], &schema)?;
+    let columns: Vec<&str> = columns
+        .get_column_names()
+        .iter()
+        .map(|c| c.as_str())
+        .collect();
+    store.check_columns(&columns)?;
     let done = store.completed()?;
     let mine: Vec<&PlannedRun> = plan
         .runs
@@ -186,7 +194,6 @@ pub fn execute(
     // Workers run simulations and send each finished run over a channel; this thread
     // stores them a chunk at a time. No barrier between chunks, so one slow run never
     // leaves the other workers idle.
-    let schema = param_schema(&plan.runs);
     let (tx, rx) = std::sync::mpsc::channel::<anyhow::Result<RunRecord>>();
     // Workers take runs in plan order from a shared counter, so stored chunks cover
     // narrow ranges of run indices and compaction can stream them.

@@ -31,8 +31,8 @@
 //! rate = [0.01, 0.02, 0.05]     # required in [workload]
 //! cs_time = 0.1                 # or "exp:0.1"
 //!
-//! [params.me-krl]               # optional: an algorithm's parameters (`linkrev algorithms`)
-//! k = [1, 2, 4]                 # a list is an axis, as everywhere
+//! [params.me-rl]                # optional: an algorithm's parameters (`linkrev algorithms`)
+//! holder = [0, 7]               # a list is an axis, as everywhere
 //! ```
 //!
 //! # Decisions
@@ -1276,38 +1276,72 @@ fn planned_run(
     }
 }
 
-/// Checks node-id algorithm parameters (`holder`) against every value of `nodes`, so a
-/// sweep never fails on a run whose node does not exist. With traces the node count is
-/// known only once a trace is read: the executor checks then, naming the run.
+/// Checks node-id algorithm parameters (`holder`) against every run's node count, so a
+/// sweep never fails half-way on a node that does not exist: every value of `nodes`
+/// with random waypoint, every trace (read once, only if some id is above 0) with
+/// trace files.
 fn check_node_ids(spec: &Spec) -> Result<(), InputError> {
-    let Some(nodes) = spec.param("nodes") else {
+    let node_params: Vec<&SpecParam> = spec
+        .params
+        .iter()
+        .filter(|p| match p.scope {
+            Scope::Algorithm(a) => a
+                .params()
+                .iter()
+                .any(|d| d.name == p.name && d.kind == ParamKind::Node),
+            _ => false,
+        })
+        .collect();
+    // Node 0 exists in every run: no trace needs reading for defaults.
+    let above_zero = node_params
+        .iter()
+        .flat_map(|p| p.values.iter())
+        .any(|v| matches!(v, ParamValue::Int(id) if *id > 0));
+    if !above_zero {
         return Ok(());
-    };
-    for p in &spec.params {
-        let Scope::Algorithm(algorithm) = p.scope else {
-            continue;
-        };
-        let is_node = algorithm
-            .params()
+    }
+    // (node count, what has it) of every run.
+    let counts: Vec<(i64, String)> = match (spec.param("nodes"), spec.param("trace")) {
+        (Some(nodes), _) => nodes
+            .typed
             .iter()
-            .any(|d| d.name == p.name && d.kind == ParamKind::Node);
-        if !is_node {
-            continue;
+            .filter_map(|v| match v {
+                SpecValue::Count(n) => Some((*n, format!("nodes = {n}"))),
+                _ => None,
+            })
+            .collect(),
+        (None, Some(traces)) => {
+            let mut counts = Vec::new();
+            for (i, v) in traces.typed.iter().enumerate() {
+                let SpecValue::Trace(path) = v else { continue };
+                let trace = crate::mobility::format::read_trace(&spec.base_dir().join(path))
+                    .map_err(|e| {
+                        InputError::new(
+                            Location::file(spec.path.display().to_string())
+                                .with_field(traces.element_path(i)),
+                            format!("cannot read the trace to check node ids: {e}"),
+                        )
+                    })?;
+                let n = trace.trace.node_count() as i64;
+                counts.push((n, format!("trace `{path}` ({n} nodes)")));
+            }
+            counts
         }
+        (None, None) => return Ok(()),
+    };
+    for p in node_params {
         for (i, value) in p.values.iter().enumerate() {
-            for n in &nodes.values {
-                if let (ParamValue::Int(id), ParamValue::Int(count)) = (value, n)
-                    && id >= count
-                {
-                    return Err(InputError::new(
-                        Location::file(spec.path.display().to_string())
-                            .with_field(p.element_path(i)),
-                        format!(
-                            "node {id} does not exist when nodes = {count} (ids 0 to {})",
-                            count - 1
-                        ),
-                    ));
-                }
+            let ParamValue::Int(id) = *value else {
+                continue;
+            };
+            if let Some((count, what)) = counts.iter().find(|(n, _)| id >= *n) {
+                return Err(InputError::new(
+                    Location::file(spec.path.display().to_string()).with_field(p.element_path(i)),
+                    format!(
+                        "node {id} does not exist with {what}: node ids run from 0 to {}",
+                        count - 1
+                    ),
+                ));
             }
         }
     }

@@ -65,7 +65,7 @@
 
 use super::{Ctx, LeaderView, Message, Protocol};
 use crate::NodeId;
-use crate::graph::bfs_forest;
+use crate::graph::{UNREACHED, bfs_forest, breadth_first};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -465,23 +465,19 @@ pub fn is_legal(nodes: &[LeMalpani], links: &[(NodeId, NodeId)]) -> Result<(), S
         list.sort_unstable();
         list.dedup();
     }
-    let mut seen = vec![false; n];
-    for start in 0..n {
-        if seen[start] {
+    let mut depth = vec![UNREACHED; n];
+    for start in 0..n as NodeId {
+        if depth[start as usize] != UNREACHED {
             continue;
         }
-        let mut members = vec![start as NodeId];
-        seen[start] = true;
-        let mut k = 0;
-        while let Some(&i) = members.get(k) {
-            k += 1;
-            for &j in &adjacency[i as usize] {
-                if !seen[j as usize] {
-                    seen[j as usize] = true;
-                    members.push(j);
-                }
-            }
-        }
+        let mut members = vec![start];
+        breadth_first(
+            |v| &adjacency[v as usize],
+            start,
+            None,
+            &mut depth,
+            |v, _| members.push(v),
+        );
         component_is_legal(nodes, &adjacency, &members)?;
     }
     Ok(())

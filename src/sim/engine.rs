@@ -406,3 +406,128 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Message;
+    use crate::sim::{DelayModel, LinkBreak};
+    use crate::topology::events::{LinkEvent, LinkInterval};
+
+    /// An empty message.
+    #[derive(Clone, Debug)]
+    struct Ping;
+
+    impl Message for Ping {
+        fn kind(&self) -> &'static str {
+            "Ping"
+        }
+    }
+
+    /// Answers a link-up with a ping; logs what it sees, with the event time.
+    #[derive(Clone, Debug, Default)]
+    struct Echo {
+        log: Vec<(u64, &'static str, NodeId)>,
+    }
+
+    impl Protocol for Echo {
+        type Msg = Ping;
+        type Config = ();
+        fn initial_states(_: &(), neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+            vec![Echo::default(); neighbours.len()]
+        }
+        fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<Ping>) {
+            self.log.push((ctx.event_time_ns(), "up", peer));
+            ctx.send(peer, Ping);
+        }
+        fn on_link_down(&mut self, peer: NodeId, ctx: &mut Ctx<Ping>) {
+            self.log.push((ctx.event_time_ns(), "down", peer));
+        }
+        fn on_message(&mut self, from: NodeId, _: Ping, ctx: &mut Ctx<Ping>) {
+            self.log.push((ctx.event_time_ns(), "ping", from));
+        }
+    }
+
+    fn timeline(events: &[(f64, LinkChange)]) -> LinkTimeline {
+        LinkTimeline {
+            range: 1.0,
+            duration: 10.0,
+            node_count: 2,
+            intervals: Vec::<LinkInterval>::new(),
+            events: events
+                .iter()
+                .map(|&(time, change)| LinkEvent {
+                    time,
+                    a: 0,
+                    b: 1,
+                    change,
+                })
+                .collect(),
+        }
+    }
+
+    fn config(changes: ChangeMode, duration_s: f64) -> RunConfig {
+        RunConfig {
+            network: NetworkConfig {
+                delay: DelayModel::Constant(Duration(2_000_000)),
+                link_break: LinkBreak::Drain,
+                detection_delay: Duration(0),
+                changes,
+            },
+            workload: None,
+            duration: SimTime::from_secs_f64(duration_s),
+            seed: 1,
+        }
+    }
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn events_run_in_time_order_and_effects_become_events() {
+        let tl = timeline(&[(1.0, LinkChange::Up), (1.001, LinkChange::Down)]);
+        let mut sim = Simulation::<Echo>::new(&tl, config(ChangeMode::Overlap, 10.0));
+        sim.run(&mut ());
+        // Both told of the link at 1 s (lower id first), the break at 1.001 s, and
+        // the pings sent at 1 s delivered 2 ms later over the broken link (`drain`).
+        let up = 1000 * MS;
+        assert_eq!(
+            sim.nodes()[0].log,
+            [
+                (up, "up", 1),
+                (up + MS, "down", 1),
+                (up + 2 * MS, "ping", 1)
+            ]
+        );
+        assert_eq!(sim.counters().events, 4);
+        assert_eq!(sim.counters().messages, 2);
+        assert_eq!(sim.counters().topology_changes, 2);
+    }
+
+    #[test]
+    fn serialize_holds_a_change_until_nothing_is_in_flight() {
+        let tl = timeline(&[(1.0, LinkChange::Up), (1.001, LinkChange::Down)]);
+        let mut sim = Simulation::<Echo>::new(&tl, config(ChangeMode::Serialize, 10.0));
+        sim.run(&mut ());
+        // The break waits for both pings (delivered at 1.002 s) and is applied then.
+        let up = 1000 * MS;
+        assert_eq!(
+            sim.nodes()[1].log,
+            [
+                (up, "up", 0),
+                (up + 2 * MS, "ping", 0),
+                (up + 2 * MS, "down", 0)
+            ]
+        );
+    }
+
+    #[test]
+    fn nothing_after_the_duration_runs() {
+        let tl = timeline(&[(1.0, LinkChange::Up), (5.0, LinkChange::Down)]);
+        let mut sim = Simulation::<Echo>::new(&tl, config(ChangeMode::Overlap, 1.0015));
+        sim.run(&mut ());
+        // The pings arrive at 1.002 s, after the end; the break at 5 s never happens.
+        assert_eq!(sim.nodes()[0].log, [(1000 * MS, "up", 1)]);
+        assert_eq!(sim.counters().topology_changes, 1);
+        assert_eq!(sim.in_flight(), 2);
+    }
+}

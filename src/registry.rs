@@ -15,6 +15,7 @@
 
 use crate::family::{self, Family};
 use crate::protocol::le_malpani::LeMalpani;
+use crate::protocol::le_tora5::LeTora5;
 use crate::protocol::me_raymond::Raymond;
 use crate::protocol::me_rl::Rl;
 use crate::protocol::{AlgoParams, LeaderView, ParamDef, Protocol, ProtocolConfig, TokenView};
@@ -34,6 +35,10 @@ pub static REGISTRY: &[AlgorithmDef] = &[
         "follows the published rules A–E, which have known counterexamples when the network \
          partitions and merges (a stale Update revives a lost leader; rule E can strand a \
          merging node as a sink): see README, Algorithms.",
+    ),
+    leader_election::<LeTora5>(
+        "le-tora5",
+        "le-malpani plus TORA's fifth case: a sink below another node's reflected level starts a new reference level",
     ),
     mutual_exclusion::<Rl>(
         "me-rl",

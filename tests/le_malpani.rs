@@ -752,6 +752,11 @@ fn timeline_file(name: &str) -> linkrev::topology::events::LinkTimeline {
 
 /// Replays `file` with the default network (1–5 ms hops, drain) in serialize mode.
 fn replay_serialized(file: &str, seed: u64) -> linkrev::run::RunSummary {
+    replay_with("le-malpani", file, seed)
+}
+
+/// [`replay_serialized`] with any leader-election algorithm of the registry.
+fn replay_with(algorithm: &str, file: &str, seed: u64) -> linkrev::run::RunSummary {
     use linkrev::sim::{ChangeMode, DelayModel, LinkBreak, NetworkConfig, RunConfig, SimTime};
     let timeline = timeline_file(file);
     let config = RunConfig {
@@ -766,7 +771,7 @@ fn replay_serialized(file: &str, seed: u64) -> linkrev::run::RunSummary {
         seed,
     };
     linkrev::run::simulate(
-        linkrev::registry::Algorithm::parse("le-malpani").unwrap(),
+        linkrev::registry::Algorithm::parse(algorithm).unwrap(),
         &timeline,
         config,
     )
@@ -816,4 +821,76 @@ fn counterexample_storm_with_the_topology_frozen() {
         .clone()
         .unwrap_or_else(|| panic!("expected a storm: {s:?}"));
     assert!(aborted.contains("messages in flight"), "{aborted}");
+}
+
+/// How a replay ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    /// No safety violation, no storm.
+    Legal,
+    /// A safety violation (an illegal quiescent component).
+    Illegal,
+    /// The message-storm guard stopped the run.
+    Storm,
+}
+
+fn outcome(s: &linkrev::run::RunSummary) -> Outcome {
+    if s.aborted.is_some() {
+        Outcome::Storm
+    } else if s.safety_violations > 0 {
+        Outcome::Illegal
+    } else {
+        Outcome::Legal
+    }
+}
+
+/// The shrunk counterexamples of the slides' rules, replayed through every
+/// leader-election variant of the registry: which ones each variant survives. A new
+/// variant fails here until its row is added, so every variant is measured on them.
+///
+/// The stranded sink and the two leaders replay one exact schedule (their seeds fix the
+/// delays). The storm is a race: whether a stale Update overtakes the election depends
+/// on the delays, so it is replayed over 200 delay seeds and the test counts the seeds
+/// that storm (for `le-malpani` the shrunk seed is one of them).
+#[test]
+fn counterexamples_through_every_leader_election_variant() {
+    use linkrev::family::Family;
+    use linkrev::registry::Algorithm;
+    const SINK: (&str, u64) = ("le_stranded_sink.txt", 12_972_905_661_980_995_664);
+    const TWO: (&str, u64) = ("le_two_leaders.txt", 13_349_554_792_982_325_875);
+    const STORM: (&str, u64) = ("le_storm.txt", 13_765_707_020_557_552_349);
+    // (variant, stranded sink, two leaders, storm at its shrunk seed, delay seeds of
+    // 0..200 that storm), as measured.
+    let expected: &[(&str, Outcome, Outcome, Outcome, usize)] = &[
+        (
+            "le-malpani",
+            Outcome::Illegal,
+            Outcome::Illegal,
+            Outcome::Storm,
+            15,
+        ),
+        (
+            "le-tora5",
+            Outcome::Legal,
+            Outcome::Illegal,
+            Outcome::Legal,
+            0,
+        ),
+    ];
+    for algorithm in Algorithm::all().filter(|a| a.family() == Family::LeaderElection) {
+        let name = algorithm.name();
+        let Some(&(_, sink, two, storm, storms)) = expected.iter().find(|e| e.0 == name) else {
+            panic!("{name}: add its expected outcomes on the counterexamples");
+        };
+        let got = [SINK, TWO, STORM].map(|(file, seed)| outcome(&replay_with(name, file, seed)));
+        assert_eq!(
+            got,
+            [sink, two, storm],
+            "{name}: stranded sink, two leaders, storm"
+        );
+        let stormed = (0..200u64)
+            .filter(|&seed| outcome(&replay_with(name, STORM.0, seed)) == Outcome::Storm)
+            .count();
+        assert_eq!(stormed, storms, "{name}: delay seeds of 0..200 that storm");
+    }
 }

@@ -61,7 +61,14 @@
 //!   neighbour is on a reflected level, no rule applies and the sink stays.
 //!
 //! They are reported, not patched: this module is the slides' algorithm, and a corrected
-//! variant would be a separate, named protocol.
+//! variant is a separate, named protocol.
+//!
+//! # Variants
+//!
+//! The node type [`LeNode`] is generic over a [`RuleSet`]: the one place where variants
+//! of these rules differ (so far, what a sink does when every neighbour sits on one
+//! reflected level another node defined). [`LeMalpani`] is `LeNode<Slides>`, the slides'
+//! rules; `le_tora5` adds TORA's fifth case and says where it comes from.
 
 use super::{Ctx, LeaderView, Message, Protocol};
 use crate::NodeId;
@@ -69,6 +76,7 @@ use crate::graph::{UNREACHED, bfs_forest, breadth_first};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::marker::PhantomData;
 
 /// A reference level `(τ, oid, r)`, ordered lexicographically (the derived order follows
 /// the field order).
@@ -186,7 +194,31 @@ impl Message for LeMsg {
     }
 }
 
-/// One node of the leader-election algorithm.
+/// Where leader-election variants built on these rules differ; [`Slides`] is the
+/// slides' published behaviour.
+pub trait RuleSet: Clone + fmt::Debug + Send + Sync + 'static {
+    /// A sink that is not its own leader, after an Update, with every known neighbour on
+    /// one reflected level that another node defined (rule D needs `oid = i`): no rule
+    /// of the slides covers it.
+    fn sink_below_foreign_reflection(node: &mut LeNode<Self>, time_ns: u64);
+}
+
+/// The slides' rules A–E as published: the uncovered sink keeps its height, and the step
+/// is counted ([`LeNode::uncovered_steps`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Slides;
+
+impl RuleSet for Slides {
+    fn sink_below_foreign_reflection(node: &mut LeNode<Self>, _time_ns: u64) {
+        node.uncovered_steps = node.uncovered_steps.saturating_add(1);
+    }
+}
+
+/// The slides' algorithm: [`LeNode`] with the published rules.
+pub type LeMalpani = LeNode<Slides>;
+
+/// One node of the leader-election algorithm, with the rules of `R` where variants
+/// differ.
 ///
 /// A step is one event: a link forming, a link failing, or an Update arriving. Within an
 /// Update step the node (1) records the sender's height, (2) applies rule E if the sender
@@ -199,14 +231,15 @@ impl Message for LeMsg {
 /// once, and nothing else would ever wake it. A failure step removes the link and applies
 /// rule A if the node is then a sink and not its own leader.
 #[derive(Clone, Debug)]
-pub struct LeMalpani {
+pub struct LeNode<R> {
     height: Height,
     /// `N_i` with `height[j]`: `None` until the first Update over a new link arrives.
     neighbours: BTreeMap<NodeId, Option<Height>>,
     uncovered_steps: u32,
+    rules: PhantomData<R>,
 }
 
-impl LeMalpani {
+impl<R: RuleSet> LeNode<R> {
     /// A node in a given state (the slides' examples start mid-run). `height.id` is the
     /// node's id.
     pub fn new(
@@ -217,6 +250,7 @@ impl LeMalpani {
             height,
             neighbours: neighbours.into_iter().collect(),
             uncovered_steps: 0,
+            rules: PhantomData,
         }
     }
 
@@ -267,16 +301,21 @@ impl LeMalpani {
         self.height = Height::leader(self.height.id);
     }
 
+    /// A new reference level `(τ, i, 0)` with `δ = 0`, τ the event time (module docs).
+    pub(super) fn new_reference_level(&mut self, time_ns: u64) {
+        let tau = i64::try_from(time_ns).unwrap_or(i64::MAX).saturating_add(1);
+        self.height.level = RefLevel {
+            tau,
+            oid: i64::from(self.height.id),
+            r: false,
+        };
+        self.height.delta = 0;
+    }
+
     /// Rule A: no outgoing links due to a link failure.
     fn rule_a(&mut self, time_ns: u64) {
         if self.has_incoming() {
-            let tau = i64::try_from(time_ns).unwrap_or(i64::MAX).saturating_add(1);
-            self.height.level = RefLevel {
-                tau,
-                oid: i64::from(self.height.id),
-                r: false,
-            };
-            self.height.delta = 0;
+            self.new_reference_level(time_ns);
         } else {
             self.elect_self();
         }
@@ -294,7 +333,7 @@ impl LeMalpani {
     }
 
     /// Rules B, C, D: no outgoing links due to a link reversal after an Update.
-    fn rules_bcd(&mut self) {
+    fn rules_bcd(&mut self, time_ns: u64) {
         let mut known = self.known();
         let Some(first) = known.next() else {
             return;
@@ -323,7 +362,7 @@ impl LeMalpani {
             // D: the reflection came back to the originator.
             self.elect_self();
         } else {
-            self.uncovered_steps = self.uncovered_steps.saturating_add(1);
+            R::sink_below_foreign_reflection(self, time_ns);
         }
     }
 
@@ -336,7 +375,7 @@ impl LeMalpani {
     }
 }
 
-impl LeaderView for LeMalpani {
+impl<R: RuleSet> LeaderView for LeNode<R> {
     type Height = Height;
 
     fn leader(&self) -> NodeId {
@@ -352,7 +391,7 @@ impl LeaderView for LeMalpani {
     }
 }
 
-impl Protocol for LeMalpani {
+impl<R: RuleSet> Protocol for LeNode<R> {
     type Msg = LeMsg;
 
     type Config = ();
@@ -390,7 +429,7 @@ impl Protocol for LeMalpani {
             .collect();
         (0..n)
             .map(|i| {
-                LeMalpani::new(
+                LeNode::new(
                     heights[i],
                     adjacent(i).map(|j| (j, Some(heights[j as usize]))),
                 )
@@ -439,7 +478,7 @@ impl Protocol for LeMalpani {
             self.rule_e(hj);
         }
         if self.is_sink_non_leader() {
-            self.rules_bcd();
+            self.rules_bcd(ctx.event_time_ns());
         }
         self.broadcast_if_changed(before, ctx);
     }
@@ -451,7 +490,7 @@ impl Protocol for LeMalpani {
 /// heights match the links and the actual heights. (Heights are unique, so the DAG they
 /// orient is acyclic by construction.) `nodes[i]` must be node `i`. Returns the first
 /// violation found, in words.
-pub fn is_legal(nodes: &[LeMalpani], links: &[(NodeId, NodeId)]) -> Result<(), String> {
+pub fn is_legal<R: RuleSet>(nodes: &[LeNode<R>], links: &[(NodeId, NodeId)]) -> Result<(), String> {
     let n = nodes.len();
     let mut adjacency = vec![Vec::new(); n];
     for &(a, b) in links {
@@ -486,8 +525,8 @@ pub fn is_legal(nodes: &[LeMalpani], links: &[(NodeId, NodeId)]) -> Result<(), S
 /// [`is_legal`] for one component: `members` are its nodes and `adjacency[i]` the sorted
 /// neighbours of node `i` in the current graph (monitors check only the components a
 /// change touched).
-pub fn component_is_legal(
-    nodes: &[LeMalpani],
+pub fn component_is_legal<R: RuleSet>(
+    nodes: &[LeNode<R>],
     adjacency: &[Vec<NodeId>],
     members: &[NodeId],
 ) -> Result<(), String> {

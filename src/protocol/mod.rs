@@ -122,6 +122,7 @@
 
 pub mod config;
 pub mod le_malpani;
+pub mod le_tora5;
 pub mod me_raymond;
 pub mod me_rl;
 pub mod testkit;

@@ -14,6 +14,7 @@
 //! runs on it (`tests/conformance.rs`).
 
 use crate::family::{self, Family};
+use crate::protocol::le_ingram::LeIngram;
 use crate::protocol::le_malpani::LeMalpani;
 use crate::protocol::le_tora5::LeTora5;
 use crate::protocol::me_raymond::Raymond;
@@ -39,6 +40,10 @@ pub static REGISTRY: &[AlgorithmDef] = &[
     leader_election::<LeTora5>(
         "le-tora5",
         "le-malpani plus TORA's fifth case: a sink below another node's reflected level starts a new reference level",
+    ),
+    leader_election::<LeIngram>(
+        "le-ingram",
+        "Leader election for dynamic networks (Ingram, Shields, Walter, Welch 2009; causal clocks 2013)",
     ),
     mutual_exclusion::<Rl>(
         "me-rl",

@@ -876,6 +876,13 @@ fn counterexamples_through_every_leader_election_variant() {
             Outcome::Legal,
             0,
         ),
+        (
+            "le-ingram",
+            Outcome::Legal,
+            Outcome::Legal,
+            Outcome::Legal,
+            0,
+        ),
     ];
     for algorithm in Algorithm::all().filter(|a| a.family() == Family::LeaderElection) {
         let name = algorithm.name();

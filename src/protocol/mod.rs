@@ -121,6 +121,7 @@
 //! conformance suite (`tests/conformance.rs`) then runs on it.
 
 pub mod config;
+pub mod le_ingram;
 pub mod le_malpani;
 pub mod le_tora5;
 pub mod me_raymond;

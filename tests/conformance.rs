@@ -117,6 +117,17 @@ fn leader_election_suite(algorithm: Algorithm) {
         );
         prop_assert!(summary.aborted.is_none(), "{:?}", summary.aborted);
         prop_assert_eq!(summary.changes_pending_at_end, 0);
+        // The network stays connected, so its leader never goes away: any election is
+        // one a leader was reachable for.
+        let count = |c: &str| summary.metrics.count(c).expect("a leader-election metric");
+        prop_assert!(count("unnecessary_elections") <= count("elections"));
+        prop_assert!(count("elections") <= count("leader_changes"));
+        prop_assert_eq!(count("elections"), count("unnecessary_elections"));
+        prop_assert_eq!(
+            count("unnecessary_elections"),
+            0,
+            "elections in a connected network"
+        );
         // Every change touches the one component, so each censors the one before; the
         // last is never censored, and it converges only in a quiescent, legal state.
         for c in out.changes().iter().filter(|c| !c.censored) {
@@ -170,4 +181,46 @@ fn the_leader_election_check_finds_the_slides_partition_flaw() {
         result.is_err(),
         "512 partitioning scenarios found no flaw of the slides' rules"
     );
+}
+
+/// Elections are counted for every leader-election variant: on the path 0–1–2, node 2 is
+/// cut off at t = 1 s and must elect itself (a necessary election); the link comes
+/// back at t = 2 s and the merge elects no one.
+#[test]
+fn a_cut_off_node_elects_itself_once_in_every_variant() {
+    use linkrev::topology::events::{LinkChange, LinkEvent, LinkInterval, LinkTimeline};
+    let timeline = LinkTimeline {
+        range: 1.0,
+        duration: 10.0,
+        node_count: 3,
+        intervals: [(0, 1), (1, 2)]
+            .map(|(a, b)| LinkInterval {
+                a,
+                b,
+                start: 0.0,
+                end: 10.0,
+            })
+            .to_vec(),
+        events: [(1.0, LinkChange::Down), (2.0, LinkChange::Up)]
+            .map(|(time, change)| LinkEvent {
+                time,
+                a: 1,
+                b: 2,
+                change,
+            })
+            .to_vec(),
+    };
+    let s = Scenario {
+        timeline,
+        delay: "const:1ms".into(),
+        seed: 1,
+    };
+    for algorithm in Algorithm::all().filter(|a| a.family() == Family::LeaderElection) {
+        let out = run(algorithm, &s, ChangeMode::Overlap);
+        let count = |c: &str| out.summary.metrics.count(c).unwrap();
+        let name = algorithm.name();
+        assert_eq!(out.summary.safety_violations, 0, "{name}");
+        assert_eq!(count("elections"), 1, "{name}");
+        assert_eq!(count("unnecessary_elections"), 0, "{name}");
+    }
 }

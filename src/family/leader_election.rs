@@ -20,6 +20,11 @@ pub const METRICS: &[Metric] = &[
     count("censored_changes", "censored topology changes"),
     real("leaderless_fraction", "fraction of time without a leader"),
     count("leader_changes", "leader changes"),
+    count("elections", "leader elections"),
+    count(
+        "unnecessary_elections",
+        "elections while a leader was reachable",
+    ),
 ];
 
 /// Runs a leader-election protocol, configured by `params`, with its monitor.
@@ -53,6 +58,8 @@ pub fn run<P: Protocol + LeaderView>(
                     / (n as f64 * config.duration.as_secs_f64()).max(f64::MIN_POSITIVE),
             )),
             MetricValue::Count(monitor.leader_changes),
+            MetricValue::Count(monitor.elections),
+            MetricValue::Count(monitor.unnecessary_elections),
         ],
     );
     let summary = base_summary(&config, n, counters, &monitor.safety, metrics);

@@ -16,6 +16,11 @@
 //! - **Leaderless node-time**: time during which a node's component does not agree on a
 //!   leader inside it, summed over nodes.
 //! - **Leader changes**: how many times any node's leader id changed, summed over nodes.
+//! - **Elections**: how many times a node became its own leader (its leader id changed
+//!   to itself). An election is **unnecessary** when, at that moment, the node's
+//!   component already held another node that considered itself leader: a leader the
+//!   node could have reached (the stability Ingram et al. 2009 ask of an algorithm: elect
+//!   a new leader only when the old one is gone).
 //! - **Safety**: a quiescent component that is not legal is a violation (the initial
 //!   state is checked too, before the first event), counted once
 //!   per incident. An incident opens when a quiescent component is found illegal and none
@@ -76,6 +81,10 @@ pub struct LeMonitor {
     pub leaderless_node_time: f64,
     /// How many times any node's leader id changed, summed over nodes.
     pub leader_changes: u64,
+    /// Times a node became its own leader.
+    pub elections: u64,
+    /// Of those, elections while the component held another leader.
+    pub unnecessary_elections: u64,
     leaders: Vec<NodeId>,
     leaderless_now: usize,
     last_time: SimTime,
@@ -274,13 +283,28 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor {
         let elapsed = world.now.since(self.last_time).as_secs_f64();
         self.leaderless_node_time += elapsed * self.leaderless_now as f64;
         self.last_time = world.now;
+        let mut elected: Vec<NodeId> = Vec::new();
         for &node in world.touched {
             let leader = world.nodes[node as usize].leader();
             if std::mem::replace(&mut self.leaders[node as usize], leader) != leader {
                 self.leader_changes += 1;
+                if leader == node {
+                    elected.push(node);
+                }
             }
         }
         let groups = components(world.graph);
+        for &node in &elected {
+            self.elections += 1;
+            let another_leader = groups
+                .iter()
+                .find(|g| g.binary_search(&node).is_ok())
+                .is_some_and(|g| {
+                    g.iter()
+                        .any(|&m| m != node && world.nodes[m as usize].leader() == m)
+                });
+            self.unnecessary_elections += u64::from(another_leader);
+        }
         self.leaderless_now = groups
             .iter()
             .filter(|c| !agrees(world.nodes, c))

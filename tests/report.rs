@@ -864,3 +864,14 @@ fn runs_in_chunks_and_the_compacted_table_count_once() {
     );
     assert_eq!(std::fs::read_dir(results.join("runs")).unwrap().count(), 0);
 }
+
+/// Seeds are full-range `u64`: the report prints them whole (they used to show as `?`
+/// above 2^63, so half of the incidents could not be replayed from the page).
+#[test]
+fn text_of_large_unsigned_values_is_exact() {
+    let df = DataFrame::new(2, vec![Column::new("seed".into(), vec![u64::MAX, 7u64])]).unwrap();
+    assert_eq!(
+        figures::column_text(&df, "seed").unwrap(),
+        [Some(u64::MAX.to_string()), Some("7".to_string())]
+    );
+}

@@ -426,6 +426,13 @@ pub fn column_text(df: &DataFrame, column: &str) -> anyhow::Result<Vec<Option<St
     Ok(match c.dtype() {
         DataType::String => c.str()?.iter().map(|s| s.map(str::to_string)).collect(),
         DataType::Boolean => c.bool()?.iter().map(|b| b.map(|b| b.to_string())).collect(),
+        // Seeds are full-range u64: through i64 the upper half would be lost.
+        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => c
+            .cast(&DataType::UInt64)?
+            .u64()?
+            .iter()
+            .map(|v| v.map(|v| v.to_string()))
+            .collect(),
         DataType::Float32 | DataType::Float64 => c
             .cast(&DataType::Float64)?
             .f64()?

@@ -654,7 +654,10 @@ fn shipped_figure_specs_draw_from_their_studies() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 4, "me_load, me_speed, le_speed, le_nodes");
+    assert_eq!(
+        checked, 6,
+        "me_load, me_speed, le_speed, le_nodes, le_variants, le_variants_dense"
+    );
 }
 
 #[test]

@@ -878,3 +878,26 @@ fn text_of_large_unsigned_values_is_exact() {
         [Some(u64::MAX.to_string()), Some("7".to_string())]
     );
 }
+
+/// The per-run indicators follow the stored columns they are computed from.
+#[test]
+fn indicators_mark_violating_and_stopped_runs() {
+    let e = experiment();
+    let violations = f64s(&e.runs, "safety_violations");
+    let aborted = figures::column_text(&e.runs, "aborted").unwrap();
+    let violated = f64s(&e.runs, "violated");
+    let stormed = f64s(&e.runs, "stormed");
+    for i in 0..e.runs.height() {
+        let v = violations[i].unwrap();
+        assert_eq!(
+            violated[i],
+            Some(if v > 0.0 { 1.0 } else { 0.0 }),
+            "row {i}"
+        );
+        assert_eq!(stormed[i], Some(f64::from(u8::from(aborted[i].is_some()))));
+    }
+    assert_eq!(
+        figures::column_label("violated"),
+        "fraction of runs with a safety violation"
+    );
+}

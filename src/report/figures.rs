@@ -56,6 +56,9 @@ pub fn column_label(name: &str) -> String {
     if let Some(label) = metric_label(name) {
         return label.to_string();
     }
+    if let Some((_, label)) = super::INDICATORS.iter().find(|(c, _)| *c == name) {
+        return label.to_string();
+    }
     let label = match name {
         "rate" => "request rate λ (1/s per node)",
         "speed_max" => "maximum speed (m/s)",

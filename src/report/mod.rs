@@ -78,7 +78,7 @@ impl Experiment {
             store,
             plan,
             spec_text,
-            runs,
+            runs: with_indicators(runs)?,
         })
     }
 
@@ -88,6 +88,30 @@ impl Experiment {
             .map(|v| v.iter().filter(|a| a.as_deref() == Some(algorithm)).count())
             .unwrap_or(0)
     }
+}
+
+/// Per-run indicators the report computes when it opens results (they are not stored):
+/// `violated` is 1 for a run with a safety violation, `stormed` 1 for a run the
+/// message-storm guard stopped, else 0, so their mean over runs is the fraction of runs.
+pub const INDICATORS: [(&str, &str); 2] = [
+    ("violated", "fraction of runs with a safety violation"),
+    ("stormed", "fraction of runs stopped as a message storm"),
+];
+
+fn with_indicators(runs: DataFrame) -> anyhow::Result<DataFrame> {
+    Ok(runs
+        .lazy()
+        .with_columns([
+            col("safety_violations")
+                .gt(lit(0))
+                .cast(DataType::Float64)
+                .alias(INDICATORS[0].0),
+            col("aborted")
+                .is_not_null()
+                .cast(DataType::Float64)
+                .alias(INDICATORS[1].0),
+        ])
+        .collect()?)
 }
 
 /// Where the figures of a report come from.

@@ -19,8 +19,11 @@
 //! - **Elections**: how many times a node became its own leader (its leader id changed
 //!   to itself). An election is **unnecessary** when, at that moment, the node's
 //!   component already held another node that considered itself leader: a leader the
-//!   node could have reached (the stability Ingram et al. 2009 ask of an algorithm: elect
-//!   a new leader only when the old one is gone).
+//!   node could have reached (the stability Ingram et al. 2009 discuss: no new leader
+//!   while the old one is reachable). Both are judged at the end of the event, against
+//!   the graph as it then is: in `serialize` mode several queued changes can be applied
+//!   in one event, so an isolated node's election followed in the same event by a merge
+//!   with a led component counts as unnecessary.
 //! - **Safety**: a quiescent component that is not legal is a violation (the initial
 //!   state is checked too, before the first event), counted once
 //!   per incident. An incident opens when a quiescent component is found illegal and none

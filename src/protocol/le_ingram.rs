@@ -4,8 +4,8 @@
 //! Welch, "A leader election algorithm for dynamic networks with causal clocks",
 //! Distributed Computing 26, 2013). The papers prove that once topology changes stop,
 //! every connected component ends with exactly one leader, whatever the pattern of
-//! changes before, and that a component elects a new leader only when it lost its old
-//! one.
+//! changes before, and (the 2009 abstract) that "in certain well-behaved situations, a
+//! new leader is not elected unnecessarily".
 //!
 //! # What this module rests on
 //!
@@ -15,7 +15,7 @@
 //!
 //! - **V** (verified in an abstract): the 2009 algorithm assumes a common global clock;
 //!   the journal version replaces it with any totally ordered causal clock (logical or
-//!   perfect), the handlers unchanged; the guarantee above.
+//!   perfect), the handlers unchanged; the guarantees above, as the abstracts word them.
 //! - **R** (read in a restatement or an implementation, not in the papers): J. A.
 //!   Pestre's report "A hierarchical leader election algorithm for dynamic networks with
 //!   causal clocks" (Télécom Paris, 2020; its §I restates the 2013 algorithm and its
@@ -62,7 +62,9 @@
 //! - `perfect` (default; the 2009 paper's global clock): `T` is the simulation time of the
 //!   event in nanoseconds plus one, handed to the handler as data (the protocol core reads
 //!   no clock). Plus one keeps `τ > 0` for a level started at time 0 (`τ = 0` means "no
-//!   search", **I**).
+//!   search", **I**). Two events at one node in the same nanosecond (zero delays,
+//!   deliveries that coincide) get `T` one above the previous one, so a node's clock
+//!   strictly increases, as a clock must (**I**).
 //! - `causal` (the journal version with Lamport clocks, as the Akka implementation does
 //!   it; how the papers carry clock values is not verified, **R**): each node keeps a
 //!   counter, raised by one on every event and to above the sender's on every Update
@@ -76,8 +78,15 @@
 //!   views, `forming` empty, clocks 0. `nlts = 0` is older than any later election
 //!   (`−T < 0`).
 //! - A node left without neighbours elects itself even if it already leads (the
-//!   restatement's rule, taken literally); that renews its leader pair, and counts as
-//!   an election.
+//!   restatement's rule, taken literally); that renews its leader pair. The monitors'
+//!   `elections` count a node *becoming* its own leader, so it is not counted there
+//!   ([`LeIngram::elections`] counts it).
+//! - The papers' channels lose their messages when they go down, as the simulator's
+//!   `link_break = "drop"` does. Under `drain` (the default) an Update sent before a
+//!   break can arrive after the link formed again and be taken as the link's first
+//!   Update, a stale view until the fresh one follows on the same FIFO link: a departure
+//!   from the papers' model, which the validation runs in `analysis/le_validation_*.toml`
+//!   cover (half of them `drain`; no violation).
 //! - Messages from a node that is neither in `N` nor in `forming` (a link broke while they
 //!   were in flight) are ignored, as the restatement says.
 
@@ -192,6 +201,8 @@ pub struct LeIngram {
     clock_mode: Clock,
     /// The Lamport clock (`causal`).
     clock: u64,
+    /// The last `T` of the perfect clock, which strictly increases at a node.
+    last_perfect: i64,
     /// Times this node elected itself.
     elections: u32,
 }
@@ -216,7 +227,11 @@ impl LeIngram {
     /// brings one) and returns `T`.
     fn tick(&mut self, time_ns: u64, received: Option<u64>) -> i64 {
         match self.clock_mode {
-            Clock::Perfect => i64::try_from(time_ns).unwrap_or(i64::MAX).saturating_add(1),
+            Clock::Perfect => {
+                let now = i64::try_from(time_ns).unwrap_or(i64::MAX).saturating_add(1);
+                self.last_perfect = now.max(self.last_perfect.saturating_add(1));
+                self.last_perfect
+            }
             Clock::Causal => {
                 self.clock = self.clock.max(received.unwrap_or(0)).saturating_add(1);
                 i64::try_from(self.clock).unwrap_or(i64::MAX)
@@ -356,6 +371,7 @@ impl Protocol for LeIngram {
                 forming: BTreeSet::new(),
                 clock_mode: config.clock,
                 clock: 0,
+                last_perfect: 0,
                 elections: 0,
             })
             .collect()

@@ -2,7 +2,7 @@
 //! family's metrics) and its per-event records. The unit a sweep repeats; the CLI's
 //! `linkrev run` prints it. How each family runs is in [`crate::family`].
 
-use crate::family::{EventTable, Family, FamilyMetrics};
+use crate::family::{Family, FamilyMetrics};
 use crate::observe::le::ChangeRecord;
 use crate::observe::safety::{SafetyLog, Violation};
 use crate::protocol::AlgoParams;
@@ -52,23 +52,14 @@ pub struct RunSummary {
     pub wall_time_s: f64,
 }
 
-/// A run's per-event records: the rows of its family's [`EventTable`].
+/// A run's per-event records: the rows of its family's
+/// [`EventTable`](crate::family::EventTable).
 #[derive(Clone, Debug)]
 pub enum EventRecords {
     /// Leader election: one record per topology change.
     Changes(Vec<ChangeRecord>),
     /// Mutual exclusion: one record per CS request.
     Requests(Vec<RequestRecord>),
-}
-
-impl EventRecords {
-    /// The table these records are rows of.
-    pub fn table(&self) -> EventTable {
-        match self {
-            EventRecords::Changes(_) => EventTable::Changes,
-            EventRecords::Requests(_) => EventTable::Requests,
-        }
-    }
 }
 
 /// Everything one run produces.

@@ -167,11 +167,6 @@ impl<M: Message> Network<M> {
         }
     }
 
-    /// The settings.
-    pub fn config(&self) -> &NetworkConfig {
-        &self.config
-    }
-
     /// The links currently up, as applied.
     pub fn graph(&self) -> &ComponentTracker {
         &self.graph

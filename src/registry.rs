@@ -72,6 +72,8 @@ pub struct AlgorithmDef {
     /// A known flaw, said next to the algorithm's incidents in reports (a published
     /// algorithm keeps its published rules, flaws included).
     pub caveat: Option<&'static str>,
+    /// The kinds of message it sends ([`crate::protocol::Message::KINDS`]).
+    pub message_kinds: &'static [&'static str],
     runner: Runner,
 }
 
@@ -98,6 +100,7 @@ const fn entry<P: Protocol>(
         family,
         params: <P::Config as ProtocolConfig>::PARAMS,
         caveat: None,
+        message_kinds: <P::Msg as crate::protocol::Message>::KINDS,
         runner,
     }
 }
@@ -169,6 +172,11 @@ impl Algorithm {
     /// The declared parameters.
     pub fn params(self) -> &'static [ParamDef] {
         self.def().params
+    }
+
+    /// The kinds of message it sends, by name.
+    pub fn message_kinds(self) -> &'static [&'static str] {
+        self.def().message_kinds
     }
 
     /// Every parameter at its default.

@@ -71,6 +71,20 @@ fn run(algorithm: Algorithm, s: &Scenario, changes: ChangeMode) -> RunOutput {
     )
 }
 
+/// Every message a run sent is in exactly one of its family's by-kind columns.
+fn messages_by_kind_add_up(out: &RunOutput) -> Result<(), TestCaseError> {
+    let summary = &out.summary;
+    let by_kind: u64 = summary
+        .family
+        .metrics()
+        .iter()
+        .filter(|m| !m.messages.is_empty())
+        .map(|m| summary.metrics.count(m.column).expect("a count"))
+        .sum();
+    prop_assert_eq!(by_kind, summary.messages, "messages by kind vs in all");
+    Ok(())
+}
+
 fn mutual_exclusion_suite(algorithm: Algorithm) {
     let mut runner = TestRunner::new(Config::with_cases(CASES));
     let result = runner.run(&scenario(), |s| {
@@ -84,6 +98,9 @@ fn mutual_exclusion_suite(algorithm: Algorithm) {
         );
         prop_assert_eq!(summary.tokens_lost, 0);
         prop_assert!(summary.aborted.is_none(), "{:?}", summary.aborted);
+        messages_by_kind_add_up(&out)?;
+        let tokenless = summary.metrics.count("msgs_tokenless").expect("declared");
+        prop_assert!(tokenless <= summary.messages);
         let cutoff = SimTime::from_secs_f64(DURATION - SERVICE_MARGIN);
         for r in out.requests().iter().filter(|r| r.requested < cutoff) {
             prop_assert!(
@@ -116,6 +133,7 @@ fn leader_election_suite(algorithm: Algorithm) {
             summary.first_violation
         );
         prop_assert!(summary.aborted.is_none(), "{:?}", summary.aborted);
+        messages_by_kind_add_up(&out)?;
         prop_assert_eq!(summary.changes_pending_at_end, 0);
         // The network stays connected, so its leader never goes away: any election is
         // one a leader was reachable for.
@@ -154,6 +172,25 @@ fn every_registered_algorithm_passes_its_familys_suite() {
         match algorithm.family() {
             Family::LeaderElection => leader_election_suite(algorithm),
             Family::MutualExclusion => mutual_exclusion_suite(algorithm),
+        }
+    }
+}
+
+/// Every kind of message an algorithm sends has a column in its family's runs table,
+/// and no column counts a kind twice.
+#[test]
+fn every_message_kind_is_counted_once_by_its_family() {
+    for algorithm in Algorithm::all() {
+        let counted: Vec<&str> = linkrev::family::counted_kinds(algorithm.family()).collect();
+        for kind in algorithm.message_kinds() {
+            let times = counted.iter().filter(|k| *k == kind).count();
+            assert_eq!(
+                times,
+                1,
+                "{}'s {kind} messages are counted {times} times by {}",
+                algorithm.name(),
+                algorithm.family().name()
+            );
         }
     }
 }

@@ -18,8 +18,9 @@ use common::timeline;
 #[derive(Clone, Debug)]
 struct Msg(u32);
 impl Message for Msg {
-    fn kind(&self) -> &'static str {
-        "Msg"
+    const KINDS: &'static [&'static str] = &["Msg"];
+    fn kind_index(&self) -> usize {
+        0
     }
 }
 

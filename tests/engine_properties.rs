@@ -28,8 +28,9 @@ struct Greedy {
 struct Never;
 
 impl linkrev::protocol::Message for Never {
-    fn kind(&self) -> &'static str {
-        "Never"
+    const KINDS: &'static [&'static str] = &["Never"];
+    fn kind_index(&self) -> usize {
+        0
     }
 }
 

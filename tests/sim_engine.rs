@@ -19,8 +19,9 @@ struct Numbered {
 }
 
 impl Message for Numbered {
-    fn kind(&self) -> &'static str {
-        "Numbered"
+    const KINDS: &'static [&'static str] = &["Numbered"];
+    fn kind_index(&self) -> usize {
+        0
     }
     fn carries_token(&self) -> bool {
         self.token

@@ -4,7 +4,7 @@
 //! docs of [`crate::observe::le`], whose monitor watches every run through the
 //! [`LeaderView`] trait.
 
-use super::{Family, FamilyMetrics, Metric, MetricValue, count, real};
+use super::{Family, FamilyMetrics, Metric, MetricValue, count, message_counts, messages, real};
 use crate::observe::le::LeMonitor;
 use crate::protocol::{AlgoParams, LeaderView, Protocol, ProtocolConfig};
 use crate::run::{EventRecords, RunOutput, base_summary, mean, quantile, ratio};
@@ -25,6 +25,7 @@ pub const METRICS: &[Metric] = &[
         "unnecessary_elections",
         "elections while a leader was reachable",
     ),
+    messages("msgs_update", "Update messages", &["Update"]),
 ];
 
 /// Runs a leader-election protocol, configured by `params`, with its monitor.
@@ -45,9 +46,7 @@ pub fn run<P: Protocol + LeaderView>(
         .collect();
     times.sort_by(f64::total_cmp);
     let converged = records.iter().filter(|r| r.converged).count() as u64;
-    let metrics = FamilyMetrics::new(
-        Family::LeaderElection,
-        vec![
+    let mut values = vec![
             MetricValue::Real(ratio(counters.messages, counters.topology_changes)),
             MetricValue::Real(mean(&times)),
             MetricValue::Real(quantile(&times, 0.95)),
@@ -60,8 +59,9 @@ pub fn run<P: Protocol + LeaderView>(
             MetricValue::Count(monitor.leader_changes),
             MetricValue::Count(monitor.elections),
             MetricValue::Count(monitor.unnecessary_elections),
-        ],
-    );
+    ];
+    values.extend(message_counts::<P::Msg>(METRICS, counters));
+    let metrics = FamilyMetrics::new(Family::LeaderElection, values);
     let summary = base_summary(&config, n, counters, &monitor.safety, metrics);
     RunOutput {
         summary,

@@ -17,6 +17,8 @@
 pub mod leader_election;
 pub mod mutual_exclusion;
 
+use crate::protocol::Message;
+use crate::sim::RunCounters;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 
@@ -47,6 +49,10 @@ pub struct Metric {
     pub label: &'static str,
     /// Column type.
     pub kind: MetricKind,
+    /// For a count of messages by kind: the kinds it sums, by the names protocols give
+    /// them ([`Message::KINDS`]) or the routing layer's [`ROUTE_REQUEST`] and
+    /// [`ROUTE_REPLY`]. Empty for every other metric.
+    pub messages: &'static [&'static str],
 }
 
 const fn real(column: &'static str, label: &'static str) -> Metric {
@@ -54,6 +60,7 @@ const fn real(column: &'static str, label: &'static str) -> Metric {
         column,
         label,
         kind: MetricKind::Real,
+        messages: &[],
     }
 }
 
@@ -62,7 +69,52 @@ const fn count(column: &'static str, label: &'static str) -> Metric {
         column,
         label,
         kind: MetricKind::Count,
+        messages: &[],
     }
+}
+
+/// A count of the messages of the named kinds sent in a run.
+const fn messages(
+    column: &'static str,
+    label: &'static str,
+    kinds: &'static [&'static str],
+) -> Metric {
+    Metric {
+        column,
+        label,
+        kind: MetricKind::Count,
+        messages: kinds,
+    }
+}
+
+/// The kind of the routing layer's route-discovery flood messages (`me-raymond` with
+/// `routing = discovery`; [`crate::sim::network`]).
+pub const ROUTE_REQUEST: &str = "RouteRequest";
+/// The kind of the routing layer's route-discovery replies.
+pub const ROUTE_REPLY: &str = "RouteReply";
+
+/// The values of `metrics`' message counts ([`Metric::messages`]), in order, from a
+/// run of a protocol whose messages are `M`.
+fn message_counts<M: Message>(metrics: &[Metric], counters: &RunCounters) -> Vec<MetricValue> {
+    let of_kind = |name: &str| match name {
+        ROUTE_REQUEST => counters.route_requests,
+        ROUTE_REPLY => counters.route_replies,
+        name => M::KINDS
+            .iter()
+            .position(|k| *k == name)
+            .and_then(|i| counters.messages_by_kind.get(i).copied())
+            .unwrap_or(0),
+    };
+    metrics
+        .iter()
+        .filter(|m| !m.messages.is_empty())
+        .map(|m| MetricValue::Count(m.messages.iter().map(|k| of_kind(k)).sum()))
+        .collect()
+}
+
+/// Every message kind some metric of `family` counts.
+pub fn counted_kinds(family: Family) -> impl Iterator<Item = &'static str> {
+    family.metrics().iter().flat_map(|m| m.messages.iter().copied())
 }
 
 /// A per-event table: one row per event a family measures (a CS request, a topology

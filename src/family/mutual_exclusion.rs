@@ -3,7 +3,10 @@
 //! Runs need the CS workload (`sim`'s request process); the monitors of
 //! [`crate::observe::me`] watch every run through the [`TokenView`] trait.
 
-use super::{Family, FamilyMetrics, Metric, MetricValue, count, real};
+use super::{
+    Family, FamilyMetrics, Metric, MetricValue, ROUTE_REPLY, ROUTE_REQUEST, count,
+    message_counts, messages, real,
+};
 use crate::observe::me::MeMonitor;
 use crate::protocol::{AlgoParams, Protocol, ProtocolConfig, TokenView};
 use crate::run::{EventRecords, RunOutput, base_summary, mean, quantile, ratio};
@@ -18,6 +21,19 @@ pub const METRICS: &[Metric] = &[
     real("wait_mean", "CS waiting time (s)"),
     real("wait_p95", "95th-percentile CS waiting time (s)"),
     real("msgs_per_cs", "messages per CS entry"),
+    count(
+        "msgs_tokenless",
+        "messages sent in a component without a token",
+    ),
+    messages("msgs_request", "Request messages", &["Request"]),
+    messages(
+        "msgs_token",
+        "token messages (RL's Token, Raymond's PRIVILEGE)",
+        &["Token", "Privilege"],
+    ),
+    messages("msgs_link_info", "LinkInfo messages", &["LinkInfo"]),
+    messages("msgs_route_request", "route-discovery floods (messages)", &[ROUTE_REQUEST]),
+    messages("msgs_route_reply", "route-discovery replies (messages)", &[ROUTE_REPLY]),
 ];
 
 /// Runs a mutual-exclusion protocol, configured by `params`, with its monitors.
@@ -26,8 +42,9 @@ pub fn run<P: Protocol + TokenView>(
     timeline: &LinkTimeline,
     config: RunConfig,
 ) -> RunOutput {
-    let mut sim = Simulation::<P>::configured(timeline, config, &P::Config::from_params(params));
-    let mut monitor = MeMonitor::new();
+    let protocol = P::Config::from_params(params);
+    let mut sim = Simulation::<P>::configured(timeline, config, &protocol);
+    let mut monitor = MeMonitor::new(P::tokens(&protocol));
     sim.run(&mut monitor);
     let counters = sim.counters();
     let requests = sim.requests().to_vec();
@@ -36,17 +53,17 @@ pub fn run<P: Protocol + TokenView>(
         .filter_map(|r| r.entered.map(|e| e.since(r.requested).as_secs_f64()))
         .collect();
     waits.sort_by(f64::total_cmp);
-    let metrics = FamilyMetrics::new(
-        Family::MutualExclusion,
-        vec![
+    let mut values = vec![
             MetricValue::Count(requests.len() as u64),
             MetricValue::Count(counters.cs_entries),
             MetricValue::Count(requests.iter().filter(|r| r.entered.is_none()).count() as u64),
             MetricValue::Real(mean(&waits)),
             MetricValue::Real(quantile(&waits, 0.95)),
-            MetricValue::Real(ratio(counters.messages, counters.cs_entries)),
-        ],
-    );
+        MetricValue::Real(ratio(counters.messages, counters.cs_entries)),
+        MetricValue::Count(monitor.messages_tokenless),
+    ];
+    values.extend(message_counts::<P::Msg>(METRICS, counters));
+    let metrics = FamilyMetrics::new(Family::MutualExclusion, values);
     let summary = base_summary(
         &config,
         sim.nodes().len(),

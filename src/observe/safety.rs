@@ -7,7 +7,7 @@ use serde::Serialize;
 /// the exact moment: rerunning to that event reproduces the state.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Violation {
-    /// Which invariant (`two_in_cs`, `token_count`, `illegal_component`).
+    /// Which invariant (`too_many_in_cs`, `token_count`, `illegal_component`).
     pub kind: &'static str,
     /// Simulated time of the event that broke the invariant, seconds.
     pub time_s: f64,

@@ -185,8 +185,10 @@ pub struct IngramMsg {
 }
 
 impl Message for IngramMsg {
-    fn kind(&self) -> &'static str {
-        "Update"
+    const KINDS: &'static [&'static str] = &["Update"];
+
+    fn kind_index(&self) -> usize {
+        0
     }
 }
 

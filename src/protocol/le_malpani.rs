@@ -189,8 +189,10 @@ pub enum LeMsg {
 }
 
 impl Message for LeMsg {
-    fn kind(&self) -> &'static str {
-        "Update"
+    const KINDS: &'static [&'static str] = &["Update"];
+
+    fn kind_index(&self) -> usize {
+        0
     }
 }
 

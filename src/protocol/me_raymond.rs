@@ -52,10 +52,12 @@ pub enum RaymondMsg {
 }
 
 impl Message for RaymondMsg {
-    fn kind(&self) -> &'static str {
+    const KINDS: &'static [&'static str] = &["Request", "Privilege"];
+
+    fn kind_index(&self) -> usize {
         match self {
-            RaymondMsg::Request => "Request",
-            RaymondMsg::Privilege => "Privilege",
+            RaymondMsg::Request => 0,
+            RaymondMsg::Privilege => 1,
         }
     }
 

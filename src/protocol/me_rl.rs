@@ -181,11 +181,13 @@ pub enum RlMsg {
 }
 
 impl Message for RlMsg {
-    fn kind(&self) -> &'static str {
+    const KINDS: &'static [&'static str] = &["Request", "Token", "LinkInfo"];
+
+    fn kind_index(&self) -> usize {
         match self {
-            RlMsg::Request(_) => "Request",
-            RlMsg::Token(_) => "Token",
-            RlMsg::LinkInfo(_) => "LinkInfo",
+            RlMsg::Request(_) => 0,
+            RlMsg::Token(_) => 1,
+            RlMsg::LinkInfo(_) => 2,
         }
     }
 

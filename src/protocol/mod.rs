@@ -57,8 +57,9 @@
 //! }
 //!
 //! impl Message for Rumour {
-//!     fn kind(&self) -> &'static str {
-//!         "Rumour"
+//!     const KINDS: &'static [&'static str] = &["Rumour"];
+//!     fn kind_index(&self) -> usize {
+//!         0
 //!     }
 //! }
 //!
@@ -252,8 +253,20 @@ impl<M> Ctx<M> {
 
 /// A protocol message.
 pub trait Message: Clone + Debug {
-    /// Short name of the message type ("Update", "Request", "Token", …) for counts.
-    fn kind(&self) -> &'static str;
+    /// The names of every kind of message the protocol sends ("Update", "Request",
+    /// "Token", …), as its paper names them. The simulator counts messages per kind; a
+    /// family's message columns ([`crate::family::Metric::messages`]) sum kinds by these
+    /// names, so every name must be one its family declares (a conformance test checks).
+    const KINDS: &'static [&'static str];
+
+    /// This message's kind, as an index into [`Self::KINDS`] (an index, so that counting
+    /// a message costs one array increment).
+    fn kind_index(&self) -> usize;
+
+    /// This message's kind by name.
+    fn kind(&self) -> &'static str {
+        Self::KINDS[self.kind_index()]
+    }
 
     /// Whether the message carries the token (the two-tokens monitor counts tokens held
     /// plus tokens in flight; under `drop`, a dropped token is a lost token).
@@ -341,7 +354,15 @@ impl ProtocolConfig for TokenStart {
 }
 
 /// What monitors read from a mutual-exclusion node.
-pub trait TokenView {
+pub trait TokenView: Protocol {
+    /// How many tokens a run configured with `config` has: the `k` of "at most `k`
+    /// nodes in the critical section, exactly `k` tokens" the monitors check (1 unless a
+    /// protocol says otherwise, as k-mutual exclusion does).
+    fn tokens(config: &Self::Config) -> u32 {
+        let _ = config;
+        1
+    }
+
     /// Whether this node holds the token now (in flight does not count).
     fn holds_token(&self) -> bool;
     /// Whether this node is in its critical section.

@@ -68,6 +68,8 @@ pub struct World<'a, P> {
     pub in_flight: usize,
     /// Tokens on a link or parked by the routing layer.
     pub tokens_in_flight: u32,
+    /// Where those tokens are: the receiver of each one's hop, or where it is parked.
+    pub token_places: &'a [NodeId],
     /// Nodes in their critical section.
     pub in_cs: u32,
     /// Link notifications scheduled but not yet delivered (detection delay).
@@ -76,6 +78,8 @@ pub struct World<'a, P> {
     pub pending_notify_at: &'a [u32],
     /// Nodes whose handlers ran during this event.
     pub touched: &'a [NodeId],
+    /// The sender of each message hop sent during this event, in order.
+    pub sent_by: &'a [NodeId],
     /// Run-wide counts so far.
     pub counters: &'a RunCounters,
 }
@@ -134,6 +138,7 @@ pub struct Simulation<'t, P: Protocol> {
     now: SimTime,
     counters: RunCounters,
     touched: Vec<NodeId>,
+    sent_by: Vec<NodeId>,
     /// `serialize` mode: trace changes waiting for the network to be quiet.
     pending_changes: VecDeque<(LinkChange, NodeId, NodeId)>,
 }
@@ -160,6 +165,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             now: SimTime::ZERO,
             counters: RunCounters::default(),
             touched: Vec::new(),
+            sent_by: Vec::new(),
             pending_changes: VecDeque::new(),
         }
     }
@@ -198,10 +204,12 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             in_flight_to: self.network.in_flight_to(),
             in_flight: self.network.in_flight(),
             tokens_in_flight: self.network.tokens_in_flight(),
+            token_places: self.network.token_places(),
             in_cs: self.workload.in_cs(),
             pending_notifications: self.network.pending_notifications(),
             pending_notify_at: self.network.pending_notify_at(),
             touched: &self.touched,
+            sent_by: &self.sent_by,
             counters: &self.counters,
         }
     }
@@ -224,6 +232,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             };
             self.now = time;
             self.touched.clear();
+            self.sent_by.clear();
             let index = self.counters.events;
             self.counters.events += 1;
             self.handle(event, observer, index);
@@ -385,6 +394,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
 
     /// Sends one hop over the direct link `from → to` (lost if that link is down).
     fn send_hop(&mut self, from: NodeId, to: NodeId, route: Option<(NodeId, NodeId)>, msg: P::Msg) {
+        self.sent_by.push(from);
         let sent = self
             .network
             .send_hop(self.now, from, to, route, msg, &mut self.counters);
@@ -419,8 +429,9 @@ mod tests {
     struct Ping;
 
     impl Message for Ping {
-        fn kind(&self) -> &'static str {
-            "Ping"
+        const KINDS: &'static [&'static str] = &["Ping"];
+        fn kind_index(&self) -> usize {
+            0
         }
     }
 

@@ -34,6 +34,13 @@ pub struct RunCounters {
     pub events: u64,
     /// Protocol messages sent, one per hop.
     pub messages: u64,
+    /// Of those, per kind: indexed like the protocol's
+    /// [`Message::KINDS`](crate::protocol::Message::KINDS).
+    pub messages_by_kind: Vec<u64>,
+    /// Route-discovery flood messages the routing layer charged (also in `messages`).
+    pub route_requests: u64,
+    /// Route-discovery reply messages the routing layer charged (also in `messages`).
+    pub route_replies: u64,
     /// Messages lost with their links (sent over a down link, or dropped by a break).
     pub messages_lost: u64,
     /// Of those, messages that carried the token.
@@ -47,4 +54,15 @@ pub struct RunCounters {
     /// Why the run stopped before its duration, if it did (see
     /// [`engine::MAX_IN_FLIGHT`]).
     pub aborted: Option<String>,
+}
+
+impl RunCounters {
+    /// Counts one message of kind `kind` (an index into the protocol's kinds).
+    pub fn count_message(&mut self, kind: usize) {
+        self.messages += 1;
+        if self.messages_by_kind.len() <= kind {
+            self.messages_by_kind.resize(kind + 1, 0);
+        }
+        self.messages_by_kind[kind] += 1;
+    }
 }

@@ -132,7 +132,9 @@ pub struct Network<M> {
     pairs: FxHashMap<(NodeId, NodeId), PairState>,
     in_flight_to: Vec<u32>,
     in_flight: usize,
-    tokens_in_flight: u32,
+    /// Where each token not held by a node is: the receiver of its hop, or the node
+    /// where it is parked (one entry per token).
+    token_places: Vec<NodeId>,
     pending_notifications: usize,
     pending_notify_at: Vec<u32>,
     parked: Vec<Parked<M>>,
@@ -157,7 +159,7 @@ impl<M: Message> Network<M> {
             pairs: FxHashMap::default(),
             in_flight_to: vec![0; n],
             in_flight: 0,
-            tokens_in_flight: 0,
+            token_places: Vec::new(),
             pending_notifications: 0,
             pending_notify_at: vec![0; n],
             parked: Vec::new(),
@@ -184,7 +186,22 @@ impl<M: Message> Network<M> {
 
     /// Tokens on a link or parked by the routing layer.
     pub fn tokens_in_flight(&self) -> u32 {
-        self.tokens_in_flight
+        self.token_places.len() as u32
+    }
+
+    /// Where the tokens in flight are going: the receiver of each token's current hop,
+    /// or the node where a routed token is parked.
+    pub fn token_places(&self) -> &[NodeId] {
+        &self.token_places
+    }
+
+    fn token_leaves(&mut self, place: NodeId) {
+        match self.token_places.iter().position(|&p| p == place) {
+            Some(at) => {
+                self.token_places.swap_remove(at);
+            }
+            None => debug_assert!(false, "no token was in flight to {place}"),
+        }
     }
 
     /// Link-down notifications scheduled and not yet delivered.
@@ -289,7 +306,7 @@ impl<M: Message> Network<M> {
         msg: M,
         counters: &mut RunCounters,
     ) -> Option<(SimTime, InFlight<M>)> {
-        counters.messages += 1;
+        counters.count_message(msg.kind_index());
         let token = msg.carries_token();
         if !self.graph.neighbours(from).contains(&to) {
             counters.messages_lost += 1;
@@ -305,7 +322,7 @@ impl<M: Message> Network<M> {
         self.in_flight += 1;
         self.in_flight_to[to as usize] += 1;
         if token {
-            self.tokens_in_flight += 1;
+            self.token_places.push(to);
         }
         Some((
             at,
@@ -326,7 +343,7 @@ impl<M: Message> Network<M> {
         self.in_flight_to[m.to as usize] -= 1;
         let token = m.msg.carries_token();
         if token {
-            self.tokens_in_flight -= 1;
+            self.token_leaves(m.to);
         }
         let broken = self
             .pairs
@@ -345,7 +362,7 @@ impl<M: Message> Network<M> {
     /// as in flight.
     pub fn park(&mut self, parked: Parked<M>) {
         if parked.msg.carries_token() {
-            self.tokens_in_flight += 1;
+            self.token_places.push(parked.at);
         }
         self.parked.push(parked);
     }
@@ -355,7 +372,7 @@ impl<M: Message> Network<M> {
         let parked = std::mem::take(&mut self.parked);
         for p in &parked {
             if p.msg.carries_token() {
-                self.tokens_in_flight -= 1;
+                self.token_leaves(p.at);
             }
         }
         parked
@@ -405,8 +422,9 @@ mod tests {
     struct Msg(bool);
 
     impl Message for Msg {
-        fn kind(&self) -> &'static str {
-            "Msg"
+        const KINDS: &'static [&'static str] = &["Msg"];
+        fn kind_index(&self) -> usize {
+            0
         }
         fn carries_token(&self) -> bool {
             self.0

@@ -814,3 +814,36 @@ proptest! {
         assert_token_oriented(&h);
     }
 }
+
+#[test]
+fn a_holder_in_its_cs_never_requests_its_own_token() {
+    // The LinkInfo slide re-routes a pending request when `myHeight < height[next]`. At
+    // the token holder in its CS `next = i`, and the test is false: `height[i]` is its
+    // own height, and ForwardRequest is "called when a node i does not hold the token"
+    // (slide "ForwardRequest"). An earlier reading took `next ∉ N` as "re-route" there
+    // too, so every LinkInfo reaching a holder in its CS with waiters sent a Request for
+    // the token it held, to its lowest neighbour.
+    let mut h = Harness::<Rl>::new(4, &path(3));
+    h.app(0, AppEvent::RequestCs);
+    assert_eq!(h.cs_entries, vec![0]);
+    h.app(1, AppEvent::RequestCs);
+    h.deliver_all(100);
+    assert_eq!(h.nodes[0].queue().collect::<Vec<_>>(), vec![1]);
+    let before = h.sent.len();
+    // Three LinkInfos reach the holder in its CS: two link formations and a height
+    // change of a neighbour.
+    h.link_up(0, 2);
+    h.link_up(0, 3);
+    h.deliver_all(100);
+    let requests_by_holder = log_since(&h, before)
+        .iter()
+        .filter(|(from, _, m)| *from == 0 && m.kind() == "Request")
+        .count();
+    assert_eq!(requests_by_holder, 0, "{:?}", log_since(&h, before));
+    assert_eq!(h.nodes[0].next(), 0, "the holder keeps next = i");
+    // Its waiter is then served as before.
+    h.app(0, AppEvent::ReleaseCs);
+    h.deliver_all(100);
+    assert_eq!(h.cs_entries, vec![0, 1]);
+    assert_token_oriented(&h);
+}

@@ -47,13 +47,21 @@
 //!   takes a minimum over `N`, undefined for the empty set, and there is nobody to send
 //!   `LinkInfo` to. `ForwardRequest` with `N = ∅` sends nothing and sets `next := i`
 //!   (no route).
-//! - **A pending request is re-sent when `next ∉ N`**. The `LinkInfo` handler re-routes
-//!   when `myHeight < height[next]` (slides, WWV §4); that is undefined when `next` is no
-//!   longer a neighbour, which happens only after the node was isolated. We read it as
-//!   true, the reading the "Link Failures" slide uses (`next ∉ N_i` ⇒ `ForwardRequest`,
-//!   "if next has failed"). Without it an isolated requester whose old `next` comes back
-//!   as a *lower* neighbour would never re-send (see the test
-//!   `isolated_requester_resends_when_a_link_forms`).
+//! - **A pending request is re-sent when `next ∉ N`, except at the token holder.** The
+//!   `LinkInfo` handler re-routes when `myHeight < height[next]` (slides, WWV §4). At the
+//!   token holder `next = i` (slides "Token(h) msg received" and "GiveTokenToNext"), and
+//!   the test is false: `height[i]` can only be the node's own height, and
+//!   `ForwardRequest` is "called when a node i does not hold the token" (its slide); the
+//!   holder serves its `Q` when it leaves the CS. For a non-holder the test is undefined
+//!   when `next` is no longer a neighbour, which happens only after the node was isolated
+//!   (`ForwardRequest` with `N = ∅` sets `next := i`). We read it as true there, the
+//!   reading the "Link Failures" slide uses (`next ∉ N_i` ⇒ `ForwardRequest`, "if next
+//!   has failed"). Without it an isolated requester whose old `next` comes back as a
+//!   *lower* neighbour would never re-send (see the test
+//!   `isolated_requester_resends_when_a_link_forms`). Before 2026-12 this reading also
+//!   applied at the holder, which then sent a `Request` for the token it held on every
+//!   `LinkInfo` it received in its CS with waiters (test
+//!   `a_holder_in_its_cs_never_requests_its_own_token`; README, "Changes to results").
 //! - **`Q` holds each node at most once** (`Enqueue` does nothing if the node is
 //!   there). WWV §5's variant function speaks of *the* position of `p_{j-1}` in
 //!   `Q_{p_j}`; a neighbour re-routing to the same node would otherwise be served twice.
@@ -341,11 +349,14 @@ impl Rl {
         self.n_heights().all(|(_, h)| self.my_height < h)
     }
 
-    /// The re-route test of the `LinkInfo` slide, `myHeight < height[next]`, read as
-    /// true when `next ∉ N` (module docs).
+    /// The re-route test of the `LinkInfo` slide, `myHeight < height[next]`: false at
+    /// the token holder (`next = i`, and `height[i]` is `myHeight`), true for a
+    /// non-holder whose `next ∉ N` (module docs).
     fn next_not_below(&self) -> bool {
-        self.neighbour_height(self.next)
-            .is_none_or(|h| self.my_height < h)
+        !self.token_holder
+            && self
+                .neighbour_height(self.next)
+                .is_none_or(|h| self.my_height < h)
     }
 
     /// `Enqueue(Q, j)`, keeping each node at most once (module docs).

@@ -51,7 +51,7 @@ pub static REGISTRY: &[AlgorithmDef] = &[
     ),
     mutual_exclusion::<Raymond>(
         "me-raymond",
-        "Raymond's tree token algorithm (1989) over an ideal routing layer: the baseline",
+        "Raymond's tree token algorithm (1989), the baseline, over a routing layer: free (oracle) or paid for (discovery)",
     ),
 ];
 

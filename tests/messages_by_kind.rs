@@ -21,7 +21,16 @@ fn run(name: &str, holder: i64, rate: f64, events: &[(f64, u32, u32, LinkChange)
     let params =
         AlgoParams::resolve(algorithm.params(), [("holder", ParamValue::Int(holder))]).unwrap();
     let tl = timeline(4, DURATION, &[(0, 1), (1, 2), (2, 3)], events);
-    let config = RunConfig {
+    let mut config = run_config();
+    config.workload = Some(WorkloadConfig {
+        rate,
+        cs_time: CsTime::Constant(Duration::from_secs_f64(0.01)),
+    });
+    algorithm.run(&params, &tl, config)
+}
+
+fn run_config() -> RunConfig {
+    RunConfig {
         network: NetworkConfig {
             delay: DelayModel::Uniform {
                 min: Duration::from_secs_f64(0.001),
@@ -31,14 +40,10 @@ fn run(name: &str, holder: i64, rate: f64, events: &[(f64, u32, u32, LinkChange)
             detection_delay: Duration(0),
             changes: ChangeMode::Overlap,
         },
-        workload: Some(WorkloadConfig {
-            rate,
-            cs_time: CsTime::Constant(Duration::from_secs_f64(0.01)),
-        }),
+        workload: None,
         duration: SimTime::from_secs_f64(DURATION),
         seed: 7,
-    };
-    algorithm.run(&params, &tl, config)
+    }
 }
 
 fn count(out: &RunOutput, column: &str) -> u64 {
@@ -56,7 +61,10 @@ fn rl_messages_after_a_cut_are_all_in_the_component_without_the_token() {
         let out = run("me-rl", holder, 1e-9, &cut);
         assert_eq!(count(&out, "cs_requests"), 0);
         let messages = out.summary.messages;
-        assert!(messages > 1000, "the cut-off half keeps reversing: {messages}");
+        assert!(
+            messages > 1000,
+            "the cut-off half keeps reversing: {messages}"
+        );
         assert_eq!(count(&out, "msgs_tokenless"), messages, "holder {holder}");
         assert_eq!(count(&out, "msgs_link_info"), messages);
         assert_eq!(count(&out, "msgs_token"), 0);
@@ -67,10 +75,7 @@ fn rl_messages_after_a_cut_are_all_in_the_component_without_the_token() {
 /// link's formation and whatever follows are sent with the token reachable.
 #[test]
 fn rl_rejoining_the_token_stops_the_tokenless_messages() {
-    let cut_and_heal = [
-        (1.0, 1, 2, LinkChange::Down),
-        (2.0, 1, 2, LinkChange::Up),
-    ];
+    let cut_and_heal = [(1.0, 1, 2, LinkChange::Down), (2.0, 1, 2, LinkChange::Up)];
     let out = run("me-rl", 0, 1e-9, &cut_and_heal);
     let (messages, tokenless) = (out.summary.messages, count(&out, "msgs_tokenless"));
     assert!(tokenless > 100, "a second of reversal: {tokenless}");
@@ -95,4 +100,36 @@ fn a_connected_network_sends_nothing_tokenless() {
         assert_eq!(by_kind, out.summary.messages, "{name}");
         assert!(count(&out, "msgs_token") > 0 && count(&out, "msgs_request") > 0);
     }
+}
+
+/// Raymond with `routing = discovery` on the static path 0-1-2-3: its logical tree is
+/// the path, so every route is one hop, each (node, tree neighbour) route is discovered
+/// once, and each discovery costs a flood of the 4 nodes and a 1-hop reply.
+#[test]
+fn raymond_discovers_each_route_once_on_a_static_path() {
+    let algorithm = Algorithm::parse("me-raymond").unwrap();
+    let params =
+        AlgoParams::from_texts(algorithm.params(), &["routing=discovery".to_string()]).unwrap();
+    let oracle = run("me-raymond", 0, 2.0, &[]);
+    let tl = timeline(4, DURATION, &[(0, 1), (1, 2), (2, 3)], &[]);
+    let mut config = run_config();
+    config.workload = Some(WorkloadConfig {
+        rate: 2.0,
+        cs_time: CsTime::Constant(Duration::from_secs_f64(0.01)),
+    });
+    let out = algorithm.run(&params, &tl, config);
+    let (floods, replies) = (
+        count(&out, "msgs_route_request"),
+        count(&out, "msgs_route_reply"),
+    );
+    assert!((1..=6).contains(&replies), "{replies} discoveries");
+    assert_eq!(floods, 4 * replies);
+    let protocol: u64 = ["msgs_request", "msgs_token"]
+        .iter()
+        .map(|c| count(&out, c))
+        .sum();
+    assert_eq!(out.summary.messages, protocol + floods + replies);
+    assert_eq!(count(&oracle, "msgs_route_request"), 0);
+    assert_eq!(out.summary.safety_violations, 0);
+    assert!(count(&out, "cs_entries") > 50);
 }

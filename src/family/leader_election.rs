@@ -47,18 +47,18 @@ pub fn run<P: Protocol + LeaderView>(
     times.sort_by(f64::total_cmp);
     let converged = records.iter().filter(|r| r.converged).count() as u64;
     let mut values = vec![
-            MetricValue::Real(ratio(counters.messages, counters.topology_changes)),
-            MetricValue::Real(mean(&times)),
-            MetricValue::Real(quantile(&times, 0.95)),
-            MetricValue::Real(ratio(converged, records.len() as u64)),
-            MetricValue::Count(records.iter().filter(|r| r.censored).count() as u64),
-            MetricValue::Real(Some(
-                monitor.leaderless_node_time
-                    / (n as f64 * config.duration.as_secs_f64()).max(f64::MIN_POSITIVE),
-            )),
-            MetricValue::Count(monitor.leader_changes),
-            MetricValue::Count(monitor.elections),
-            MetricValue::Count(monitor.unnecessary_elections),
+        MetricValue::Real(ratio(counters.messages, counters.topology_changes)),
+        MetricValue::Real(mean(&times)),
+        MetricValue::Real(quantile(&times, 0.95)),
+        MetricValue::Real(ratio(converged, records.len() as u64)),
+        MetricValue::Count(records.iter().filter(|r| r.censored).count() as u64),
+        MetricValue::Real(Some(
+            monitor.leaderless_node_time
+                / (n as f64 * config.duration.as_secs_f64()).max(f64::MIN_POSITIVE),
+        )),
+        MetricValue::Count(monitor.leader_changes),
+        MetricValue::Count(monitor.elections),
+        MetricValue::Count(monitor.unnecessary_elections),
     ];
     values.extend(message_counts::<P::Msg>(METRICS, counters));
     let metrics = FamilyMetrics::new(Family::LeaderElection, values);

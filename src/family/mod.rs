@@ -114,7 +114,10 @@ fn message_counts<M: Message>(metrics: &[Metric], counters: &RunCounters) -> Vec
 
 /// Every message kind some metric of `family` counts.
 pub fn counted_kinds(family: Family) -> impl Iterator<Item = &'static str> {
-    family.metrics().iter().flat_map(|m| m.messages.iter().copied())
+    family
+        .metrics()
+        .iter()
+        .flat_map(|m| m.messages.iter().copied())
 }
 
 /// A per-event table: one row per event a family measures (a CS request, a topology

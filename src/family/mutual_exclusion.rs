@@ -4,8 +4,8 @@
 //! [`crate::observe::me`] watch every run through the [`TokenView`] trait.
 
 use super::{
-    Family, FamilyMetrics, Metric, MetricValue, ROUTE_REPLY, ROUTE_REQUEST, count,
-    message_counts, messages, real,
+    Family, FamilyMetrics, Metric, MetricValue, ROUTE_REPLY, ROUTE_REQUEST, count, message_counts,
+    messages, real,
 };
 use crate::observe::me::MeMonitor;
 use crate::protocol::{AlgoParams, Protocol, ProtocolConfig, TokenView};
@@ -32,8 +32,16 @@ pub const METRICS: &[Metric] = &[
         &["Token", "Privilege"],
     ),
     messages("msgs_link_info", "LinkInfo messages", &["LinkInfo"]),
-    messages("msgs_route_request", "route-discovery floods (messages)", &[ROUTE_REQUEST]),
-    messages("msgs_route_reply", "route-discovery replies (messages)", &[ROUTE_REPLY]),
+    messages(
+        "msgs_route_request",
+        "route-discovery floods (messages)",
+        &[ROUTE_REQUEST],
+    ),
+    messages(
+        "msgs_route_reply",
+        "route-discovery replies (messages)",
+        &[ROUTE_REPLY],
+    ),
 ];
 
 /// Runs a mutual-exclusion protocol, configured by `params`, with its monitors.
@@ -54,11 +62,11 @@ pub fn run<P: Protocol + TokenView>(
         .collect();
     waits.sort_by(f64::total_cmp);
     let mut values = vec![
-            MetricValue::Count(requests.len() as u64),
-            MetricValue::Count(counters.cs_entries),
-            MetricValue::Count(requests.iter().filter(|r| r.entered.is_none()).count() as u64),
-            MetricValue::Real(mean(&waits)),
-            MetricValue::Real(quantile(&waits, 0.95)),
+        MetricValue::Count(requests.len() as u64),
+        MetricValue::Count(counters.cs_entries),
+        MetricValue::Count(requests.iter().filter(|r| r.entered.is_none()).count() as u64),
+        MetricValue::Real(mean(&waits)),
+        MetricValue::Real(quantile(&waits, 0.95)),
         MetricValue::Real(ratio(counters.messages, counters.cs_entries)),
         MetricValue::Count(monitor.messages_tokenless),
     ];

@@ -66,12 +66,13 @@ impl MeMonitor {
                 .chain(world.token_places)
                 .map(|&n| graph.label(n)),
         );
-        let tokenless = world
+        let tokenless: u64 = world
             .sent_by
             .iter()
-            .filter(|&&n| !self.token_components.contains(&graph.label(n)))
-            .count();
-        self.messages_tokenless += tokenless as u64;
+            .filter(|(n, _)| !self.token_components.contains(&graph.label(*n)))
+            .map(|(_, messages)| messages)
+            .sum();
+        self.messages_tokenless += tokenless;
     }
 }
 

@@ -327,6 +327,24 @@ pub trait ProtocolConfig: Clone + std::fmt::Debug + Default + Send + Sync + 'sta
 
     /// Builds the configuration from checked, complete values.
     fn from_params(params: &AlgoParams) -> Self;
+
+    /// What the routing layer charges for [`Ctx::send_routed`](super::Ctx::send_routed)
+    /// (only the Raymond baseline sends routed messages; an ideal oracle by default).
+    fn routing(&self) -> Routing {
+        Routing::Oracle
+    }
+}
+
+/// How routed messages find their way, and what that costs (the simulator's network
+/// model, [`crate::sim::network`], implements both).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Routing {
+    /// Every hop takes a shortest path of the current graph, known for free.
+    #[default]
+    Oracle,
+    /// Routes are discovered on demand and cached; a discovery is charged in messages
+    /// and delay (an AODV-like cost model, not AODV itself).
+    Discovery,
 }
 
 /// No parameters.

@@ -19,16 +19,29 @@
 //! BFS tree, its root a logical child of the holder): logical tree edges need not be
 //! physical links.
 //!
-//! # Transport: an ideal routing oracle
+//! # Transport: a routing layer, free or paid for (parameter `routing`)
 //!
-//! Every message goes to a logical tree neighbour with [`Ctx::send_routed`]. The
-//! simulator carries it over a shortest path of the *current* physical graph, one
-//! message and one delay per hop, and holds it while no path exists (DESIGN.md, "Raymond
-//! baseline"; the RL paper's "primitive on top of a routing layer"). That routing layer is
-//! an **ideal oracle**: it knows the current graph for free, so the baseline pays nothing
-//! for route discovery or maintenance, never sees a route error, and never loses or
-//! duplicates a message. This flatters Raymond compared with RL, whose message counts
-//! include all of its own topology maintenance; read comparisons with that in mind.
+//! Every message goes to a logical tree neighbour with [`Ctx::send_routed`]; the
+//! simulator's routing layer carries it hop by hop over the physical graph, one message
+//! and one delay per hop, and holds it while no path exists (DESIGN.md, "Raymond
+//! baseline"; the RL paper's "primitive on top of a routing layer"). Raymond's paper
+//! assumes reliable channels and says nothing of their cost, so what the routes cost is
+//! the experiment's choice:
+//!
+//! - `oracle` (default): an **ideal oracle** that knows the current graph for free. Each
+//!   hop takes a shortest path of the current graph; the baseline pays nothing for route
+//!   discovery or maintenance and never sees a route error. This flatters Raymond
+//!   compared with RL, whose message counts include all of its own topology maintenance.
+//! - `discovery`: **on-demand routes, charged**. A stated simplification of on-demand
+//!   routing in the manner of AODV (Perkins, Belding-Royer, Das, RFC 3561), not AODV
+//!   itself: a route is discovered when a message needs one, cached, and used until one
+//!   of its hops is found broken. A discovery costs a flood of the sender's current
+//!   component (one `RouteRequest` message per node of it: every node rebroadcasts once)
+//!   and a `RouteReply` back along the new path (one message per hop), and the message
+//!   waits for both: the flood's delays to the destination and the reply's back (one
+//!   hop delay each, drawn from the delay model). Left out: hello messages, sequence
+//!   numbers, route error messages, expanding-ring search, timeouts and retries, and
+//!   route lifetimes. The exact rules are [`crate::sim::network`]'s ("Routing").
 //!
 //! Consequences for the handlers:
 //! - Link up/down events do nothing: the routing layer absorbs topology changes, and
@@ -37,10 +50,48 @@
 //!   message (the routed send's origin), not the last physical hop; a `Request` from a
 //!   node that is no longer a physical neighbour is normal and handled like any other.
 
-use super::{AppEvent, Ctx, Message, Protocol, TokenStart, TokenView};
+use super::{
+    AlgoParams, AppEvent, Ctx, INITIAL_HOLDER, Message, ParamDef, ParamDefault, ParamKind,
+    Protocol, ProtocolConfig, Routing, TokenView,
+};
 use crate::NodeId;
 use crate::graph::bfs_forest;
 use std::collections::VecDeque;
+
+/// The parameter `routing`: what the baseline's routes cost.
+pub const ROUTING: ParamDef = ParamDef {
+    name: "routing",
+    description: "oracle (shortest paths known for free) or discovery (on-demand routes, charged in messages and delay)",
+    kind: ParamKind::Choice(&["oracle", "discovery"]),
+    default: ParamDefault::Word("oracle"),
+};
+
+/// `me-raymond`'s configuration: where the token starts and how routes are paid for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RaymondConfig {
+    /// The node holding the token at t = 0 (parameter `holder`).
+    pub holder: NodeId,
+    /// The routing layer's cost model (parameter `routing`).
+    pub routing: Routing,
+}
+
+impl ProtocolConfig for RaymondConfig {
+    const PARAMS: &'static [ParamDef] = &[INITIAL_HOLDER, ROUTING];
+
+    fn from_params(params: &AlgoParams) -> Self {
+        Self {
+            holder: params.node(INITIAL_HOLDER.name),
+            routing: match params.word(ROUTING.name) {
+                "discovery" => Routing::Discovery,
+                _ => Routing::Oracle,
+            },
+        }
+    }
+
+    fn routing(&self) -> Routing {
+        self.routing
+    }
+}
 
 /// Raymond's two messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -153,12 +204,12 @@ impl Raymond {
 impl Protocol for Raymond {
     type Msg = RaymondMsg;
 
-    type Config = TokenStart;
+    type Config = RaymondConfig;
 
     /// The token starts at the initial holder (node 0 by default); every other node's
     /// `HOLDER` is its parent in [`bfs_tree`], so `HOLDER` arrows form the logical tree
     /// directed at the token.
-    fn initial_states(config: &TokenStart, neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+    fn initial_states(config: &RaymondConfig, neighbours: &[Vec<NodeId>]) -> Vec<Self> {
         bfs_tree(neighbours, config.holder)
             .into_iter()
             .enumerate()

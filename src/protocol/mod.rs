@@ -129,7 +129,9 @@ pub mod me_raymond;
 pub mod me_rl;
 pub mod testkit;
 
-pub use config::{AlgoParams, ParamDef, ParamDefault, ParamKind, ParamValue, ProtocolConfig};
+pub use config::{
+    AlgoParams, ParamDef, ParamDefault, ParamKind, ParamValue, ProtocolConfig, Routing,
+};
 
 use crate::NodeId;
 use std::fmt::Debug;

@@ -21,12 +21,12 @@
 //!   and reported as aborted.
 
 use super::RunCounters;
-use super::network::{InFlight, Network, NetworkConfig, Parked, Tell};
+use super::network::{InFlight, Network, NetworkConfig, Parked, RouteStep, Tell};
 use super::queue::EventQueue;
 use super::time::{Duration, SimTime};
 use super::workload::{Workload, WorkloadConfig};
 use crate::NodeId;
-use crate::protocol::{AppEvent, Ctx, Effect, Protocol};
+use crate::protocol::{AppEvent, Ctx, Effect, Protocol, ProtocolConfig};
 use crate::topology::components::ComponentTracker;
 use crate::topology::events::{LinkChange, LinkTimeline};
 use std::collections::VecDeque;
@@ -78,8 +78,10 @@ pub struct World<'a, P> {
     pub pending_notify_at: &'a [u32],
     /// Nodes whose handlers ran during this event.
     pub touched: &'a [NodeId],
-    /// The sender of each message hop sent during this event, in order.
-    pub sent_by: &'a [NodeId],
+    /// Messages sent during this event, as (sender, number of messages): one entry per
+    /// hop sent, and one per route discovery charged (its flood and reply are sent in
+    /// the discovering node's component).
+    pub sent_by: &'a [(NodeId, u64)],
     /// Run-wide counts so far.
     pub counters: &'a RunCounters,
 }
@@ -118,6 +120,8 @@ enum Event<M> {
         generation: u32,
     },
     Deliver(InFlight<M>),
+    /// A route discovery for a routed message finished: forward it again.
+    Discovered(Parked<M>),
     Request(NodeId),
     Release(NodeId),
     Timer {
@@ -138,7 +142,7 @@ pub struct Simulation<'t, P: Protocol> {
     now: SimTime,
     counters: RunCounters,
     touched: Vec<NodeId>,
-    sent_by: Vec<NodeId>,
+    sent_by: Vec<(NodeId, u64)>,
     /// `serialize` mode: trace changes waiting for the network to be quiet.
     pending_changes: VecDeque<(LinkChange, NodeId, NodeId)>,
 }
@@ -154,11 +158,13 @@ impl<'t, P: Protocol> Simulation<'t, P> {
     pub fn configured(timeline: &'t LinkTimeline, config: RunConfig, protocol: &P::Config) -> Self {
         let n = timeline.node_count;
         let nodes = P::initial_states(protocol, &timeline.initial_neighbours());
+        let mut network = Network::new(timeline, config.network, config.seed);
+        network.set_routing(protocol.routing());
         Self {
             config,
             timeline,
             nodes,
-            network: Network::new(timeline, config.network, config.seed),
+            network,
             workload: Workload::new(config.workload, n, config.seed),
             queue: EventQueue::with_capacity(4 * n + 16),
             ctx: Ctx::new(0, 0),
@@ -286,6 +292,10 @@ impl<'t, P: Protocol> Simulation<'t, P> {
                 }
             }
             Event::Deliver(m) => self.deliver(m, observer, index),
+            Event::Discovered(waiting) => {
+                self.network.discovery_done(&waiting);
+                self.forward(waiting.at, waiting.origin, waiting.dest, waiting.msg, false);
+            }
             Event::Request(node) => {
                 self.workload.request(node, self.now);
                 self.invoke(node, |p, ctx| p.on_app(AppEvent::RequestCs, ctx));
@@ -332,7 +342,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         }
         if change == LinkChange::Up && self.network.has_parked() {
             for p in self.network.unpark_all() {
-                self.forward(p.at, p.origin, p.dest, p.msg);
+                self.forward(p.at, p.origin, p.dest, p.msg, p.flooded);
             }
         }
     }
@@ -352,7 +362,9 @@ impl<'t, P: Protocol> Simulation<'t, P> {
     fn deliver<O: Observer<P>>(&mut self, m: InFlight<P::Msg>, observer: &mut O, index: u64) {
         if self.network.arrive(&m, &mut self.counters) {
             match m.route {
-                Some((origin, dest)) if dest != m.to => self.forward(m.to, origin, dest, m.msg),
+                Some((origin, dest)) if dest != m.to => {
+                    self.forward(m.to, origin, dest, m.msg, false)
+                }
                 Some((origin, _)) => self.invoke(m.to, |p, ctx| p.on_message(origin, m.msg, ctx)),
                 None => self.invoke(m.to, |p, ctx| p.on_message(m.from, m.msg, ctx)),
             }
@@ -375,7 +387,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
                     if to == node {
                         continue;
                     }
-                    self.forward(node, node, to, msg)
+                    self.forward(node, node, to, msg, false)
                 }
                 Effect::EnterCs => {
                     self.counters.cs_entries += 1;
@@ -394,7 +406,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
 
     /// Sends one hop over the direct link `from → to` (lost if that link is down).
     fn send_hop(&mut self, from: NodeId, to: NodeId, route: Option<(NodeId, NodeId)>, msg: P::Msg) {
-        self.sent_by.push(from);
+        self.sent_by.push((from, 1));
         let sent = self
             .network
             .send_hop(self.now, from, to, route, msg, &mut self.counters);
@@ -403,16 +415,34 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         }
     }
 
-    /// Moves a routed message one hop on from `at`, or parks it while there is no path.
-    fn forward(&mut self, at: NodeId, origin: NodeId, dest: NodeId, msg: P::Msg) {
-        match self.network.next_hop(at, dest) {
-            Some(hop) => self.send_hop(at, hop, Some((origin, dest)), msg),
-            None => self.network.park(Parked {
-                at,
-                origin,
-                dest,
-                msg,
-            }),
+    /// Moves a routed message one hop on from `at`, parks it while there is no path, or
+    /// holds it while its route is discovered (`flooded`: a failed discovery was already
+    /// charged for it).
+    fn forward(&mut self, at: NodeId, origin: NodeId, dest: NodeId, msg: P::Msg, flooded: bool) {
+        let step = self
+            .network
+            .route(self.now, at, origin, dest, flooded, &mut self.counters);
+        let mut waiting = Parked {
+            at,
+            origin,
+            dest,
+            msg,
+            flooded,
+        };
+        match step {
+            RouteStep::Hop(hop) => self.send_hop(at, hop, Some((origin, dest)), waiting.msg),
+            RouteStep::NoPath { messages } => {
+                if messages > 0 {
+                    self.sent_by.push((at, messages));
+                    waiting.flooded = true;
+                }
+                self.network.park(waiting);
+            }
+            RouteStep::Discovered { ready_at, messages } => {
+                self.sent_by.push((at, messages));
+                self.network.discovery_started(&waiting);
+                self.queue.push(ready_at, Event::Discovered(waiting));
+            }
         }
     }
 }

@@ -12,9 +12,23 @@
 //!   heals before it is detected is never told (the endpoints did not notice), though
 //!   messages sent over the link while it was down are lost, under `drain` too. A link
 //!   that comes up is told at once.
-//! - **Routing** (the Raymond baseline): a routed message moves hop by hop along a
-//!   shortest path of the current graph (ties to the lowest neighbour id), one message
-//!   and one delay per hop; with no path it is parked where it is until a link appears.
+//! - **Routing** (the Raymond baseline; the protocol's configuration picks the mode,
+//!   [`Routing`]): a routed message moves hop by hop, one message and one delay per hop;
+//!   with no path it is parked where it is until a link appears, then tried again.
+//!   - `oracle`: each hop is the first hop of a shortest path of the current graph
+//!     (ties to the lowest neighbour id), known for free.
+//!   - `discovery`: every node keeps a next hop per destination, learnt from
+//!     discoveries. The sender of a message checks the whole cached route (following
+//!     the next hops to the destination); a node forwarding it checks its own next hop.
+//!     If a hop is missing or its link is down, that node discovers a route: a shortest
+//!     path of the current graph, as the oracle's, whose nodes all learn their next hop.
+//!     It costs one `RouteRequest` message per node of the discovering node's component
+//!     (the flood) and one `RouteReply` per hop of the path, and the message leaves
+//!     after `2 × hops` hop delays (the flood reaching the destination and the reply
+//!     coming back). A discovery that finds no path costs the flood once per message;
+//!     the message is parked and tried again, uncharged, whenever a link appears, and
+//!     discovers again once a path exists. Cached hops are never expired: a route is
+//!     used while its links are up, even when a shorter one has appeared.
 //!
 //! The model never schedules anything itself: it answers the event loop
 //! ([`super::engine`]) with what to schedule and when, so each rule is testable here
@@ -26,7 +40,7 @@ use super::seeds::{self, Purpose};
 use super::time::{Duration, SimTime};
 use crate::NodeId;
 use crate::graph::{UNREACHED, breadth_first};
-use crate::protocol::Message;
+use crate::protocol::{Message, Routing};
 use crate::topology::components::ComponentTracker;
 use crate::topology::events::{LinkChange, LinkTimeline};
 use rand_chacha::ChaCha8Rng;
@@ -80,7 +94,7 @@ pub struct InFlight<M> {
     pub msg: M,
 }
 
-/// A routed message waiting for a path.
+/// A routed message waiting for a path, or for a discovery to finish.
 pub struct Parked<M> {
     /// Where it waits.
     pub at: NodeId,
@@ -90,6 +104,30 @@ pub struct Parked<M> {
     pub dest: NodeId,
     /// The protocol message.
     pub msg: M,
+    /// `discovery` routing: a flood already looked for a path for it and found none (a
+    /// parked message is charged one failed flood, not one per retry).
+    pub flooded: bool,
+}
+
+/// What the routing layer does with a routed message at a node ([`Network::route`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RouteStep {
+    /// Send it over the link to this neighbour now.
+    Hop(NodeId),
+    /// There is no path to its destination: park it until a link appears. `messages`
+    /// route-discovery messages were charged (a failed flood, `discovery` only).
+    NoPath {
+        /// Flood messages charged.
+        messages: u64,
+    },
+    /// A route was discovered and charged (`messages` messages); the message leaves at
+    /// `ready_at`.
+    Discovered {
+        /// When the discovery's reply is back and the message can go.
+        ready_at: SimTime,
+        /// Flood and reply messages charged.
+        messages: u64,
+    },
 }
 
 /// What the endpoints of a topology change must be told.
@@ -140,8 +178,15 @@ pub struct Network<M> {
     parked: Vec<Parked<M>>,
     delay_rng: ChaCha8Rng,
     scratch_dist: Vec<u32>,
-    /// Next hops computed since the last topology change: (at, destination) → hop.
+    /// `oracle`: next hops computed since the last topology change: (at, destination)
+    /// → hop.
     route_cache: FxHashMap<(NodeId, NodeId), Option<NodeId>>,
+    routing: Routing,
+    /// `discovery`: next hops learnt from discoveries, (node, destination) → hop; kept
+    /// across topology changes and checked when used.
+    learnt_routes: FxHashMap<(NodeId, NodeId), NodeId>,
+    /// `discovery`: messages waiting for their discovery to finish.
+    discovering: usize,
 }
 
 impl<M: Message> Network<M> {
@@ -166,7 +211,15 @@ impl<M: Message> Network<M> {
             delay_rng: seeds::stream(seed, Purpose::Delay, 0),
             scratch_dist: vec![UNREACHED; n],
             route_cache: FxHashMap::default(),
+            routing: Routing::Oracle,
+            learnt_routes: FxHashMap::default(),
+            discovering: 0,
         }
+    }
+
+    /// Sets how routed messages are carried (the protocol's choice; `oracle` unless set).
+    pub fn set_routing(&mut self, routing: Routing) {
+        self.routing = routing;
     }
 
     /// The links currently up, as applied.
@@ -217,7 +270,7 @@ impl<M: Message> Network<M> {
     /// Whether nothing is in flight and no notification is pending (when `serialize`
     /// may apply the next change).
     pub fn is_quiet(&self) -> bool {
-        self.in_flight == 0 && self.pending_notifications == 0
+        self.in_flight == 0 && self.pending_notifications == 0 && self.discovering == 0
     }
 
     /// One more notification of link `a`–`b` is pending.
@@ -381,6 +434,122 @@ impl<M: Message> Network<M> {
     /// Whether any routed message waits for a path.
     pub fn has_parked(&self) -> bool {
         !self.parked.is_empty()
+    }
+
+    /// A discovery for `waiting` started: it is in flight until
+    /// [`Self::discovery_done`] (a token in it still counts as in flight, at the node
+    /// where it waits).
+    pub fn discovery_started(&mut self, waiting: &Parked<M>) {
+        self.discovering += 1;
+        if waiting.msg.carries_token() {
+            self.token_places.push(waiting.at);
+        }
+    }
+
+    /// The discovery [`Self::discovery_started`] for `waiting` finished.
+    pub fn discovery_done(&mut self, waiting: &Parked<M>) {
+        self.discovering -= 1;
+        if waiting.msg.carries_token() {
+            self.token_leaves(waiting.at);
+        }
+    }
+
+    /// What to do with a routed message from `origin` to `dest` that is at `at` now
+    /// (module docs, "Routing"). `flooded`: a failed flood was already charged for it.
+    pub fn route(
+        &mut self,
+        now: SimTime,
+        at: NodeId,
+        origin: NodeId,
+        dest: NodeId,
+        flooded: bool,
+        counters: &mut RunCounters,
+    ) -> RouteStep {
+        match self.routing {
+            Routing::Oracle => match self.next_hop(at, dest) {
+                Some(hop) => RouteStep::Hop(hop),
+                None => RouteStep::NoPath { messages: 0 },
+            },
+            Routing::Discovery => {
+                if let Some(hop) = self.learnt_hop(at, dest, at == origin) {
+                    return RouteStep::Hop(hop);
+                }
+                let flood = self.graph.component_size(at) as u64;
+                let Some(path) = self.shortest_path(at, dest) else {
+                    let messages = if flooded { 0 } else { flood };
+                    counters.messages += messages;
+                    counters.route_requests += messages;
+                    return RouteStep::NoPath { messages };
+                };
+                let hops = path.len() as u64 - 1;
+                counters.messages += flood + hops;
+                counters.route_requests += flood;
+                counters.route_replies += hops;
+                for step in path.windows(2) {
+                    self.learnt_routes.insert((step[0], dest), step[1]);
+                }
+                let mut ready_at = now;
+                for _ in 0..2 * hops {
+                    ready_at = ready_at.after(self.config.delay.sample(&mut self.delay_rng));
+                }
+                RouteStep::Discovered {
+                    ready_at,
+                    messages: flood + hops,
+                }
+            }
+        }
+    }
+
+    /// `discovery`: the learnt next hop from `at` towards `dest`, if its link is up and,
+    /// when `whole_route`, every further learnt hop to `dest` is too.
+    fn learnt_hop(&self, at: NodeId, dest: NodeId, whole_route: bool) -> Option<NodeId> {
+        let up = |a: NodeId, b: NodeId| self.graph.neighbours(a).contains(&b);
+        let first = *self.learnt_routes.get(&(at, dest))?;
+        if !up(at, first) {
+            return None;
+        }
+        if whole_route {
+            let mut node = first;
+            // A route longer than the node count has a loop (hops learnt at different
+            // times): treat it as broken.
+            for _ in 0..self.graph.node_count() {
+                if node == dest {
+                    return Some(first);
+                }
+                let hop = *self.learnt_routes.get(&(node, dest))?;
+                if !up(node, hop) {
+                    return None;
+                }
+                node = hop;
+            }
+            return None;
+        }
+        Some(first)
+    }
+
+    /// A shortest path `from` … `dest` of the current graph, taking at each node the
+    /// oracle's next hop (ties to the lowest id); `None` if there is none.
+    fn shortest_path(&mut self, from: NodeId, dest: NodeId) -> Option<Vec<NodeId>> {
+        if !self.graph.connected(from, dest) {
+            return None;
+        }
+        let dist = &mut self.scratch_dist;
+        dist.fill(UNREACHED);
+        let graph = &self.graph;
+        breadth_first(|v| graph.neighbours(v), dest, Some(from), dist, |_, _| {});
+        let mut path = vec![from];
+        let mut node = from;
+        while node != dest {
+            let target = dist[node as usize].checked_sub(1)?;
+            node = graph
+                .neighbours(node)
+                .iter()
+                .copied()
+                .filter(|&w| dist[w as usize] == target)
+                .min()?;
+            path.push(node);
+        }
+        Some(path)
     }
 
     /// First hop of a shortest path from `from` to `dest` in the current graph (ties to
@@ -571,10 +740,92 @@ mod tests {
             origin: 0,
             dest: 4,
             msg: Msg(true),
+            flooded: false,
         });
         assert!(net.has_parked() && net.tokens_in_flight() == 1);
         let parked = net.unpark_all();
         assert_eq!(parked.len(), 1);
         assert!(!net.has_parked() && net.tokens_in_flight() == 0);
+    }
+
+    #[test]
+    fn discovery_charges_a_flood_and_a_reply_per_route_and_again_when_a_hop_breaks() {
+        // 0-1-3 and 0-2-3 (4 nodes in one component); 4 is cut off.
+        let mut net = network(
+            5,
+            &[(0, 1), (1, 3), (0, 2), (2, 3)],
+            config("const:1ms", LinkBreak::Drain, 0),
+        );
+        net.set_routing(Routing::Discovery);
+        let mut counters = RunCounters::default();
+        let ms = |k: u64| SimTime::ZERO.after(Duration(k * 1_000_000));
+        // Flood of the component (4) and a reply over 2 hops; the message leaves once
+        // the flood has reached 3 and the reply come back: 4 hop delays.
+        let first = net.route(SimTime::ZERO, 0, 0, 3, false, &mut counters);
+        assert_eq!(
+            first,
+            RouteStep::Discovered {
+                ready_at: ms(4),
+                messages: 6
+            }
+        );
+        assert_eq!((counters.route_requests, counters.route_replies), (4, 2));
+        assert_eq!(counters.messages, 6);
+        // Cached: the sender and the node on the route know their next hops, for free.
+        assert_eq!(
+            net.route(ms(4), 0, 0, 3, false, &mut counters),
+            RouteStep::Hop(1)
+        );
+        assert_eq!(
+            net.route(ms(5), 1, 0, 3, false, &mut counters),
+            RouteStep::Hop(3)
+        );
+        assert_eq!(counters.messages, 6);
+        // A broken hop further on: the sender checks the whole route and rediscovers.
+        net.apply_change(ms(6), LinkChange::Down, 1, 3);
+        assert_eq!(
+            net.route(ms(6), 0, 0, 3, false, &mut counters),
+            RouteStep::Discovered {
+                ready_at: ms(10),
+                messages: 6
+            }
+        );
+        assert_eq!(
+            net.route(ms(10), 0, 0, 3, false, &mut counters),
+            RouteStep::Hop(2)
+        );
+        // No path: one failed flood of the sender's component (0, 1, 2), then none.
+        net.apply_change(ms(11), LinkChange::Down, 2, 3);
+        let before = counters.messages;
+        assert_eq!(
+            net.route(ms(11), 0, 0, 3, false, &mut counters),
+            RouteStep::NoPath { messages: 3 }
+        );
+        assert_eq!(
+            net.route(ms(12), 0, 0, 3, true, &mut counters),
+            RouteStep::NoPath { messages: 0 }
+        );
+        assert_eq!(counters.messages, before + 3);
+        assert_eq!(counters.route_requests, 4 + 4 + 3);
+    }
+
+    #[test]
+    fn the_oracle_charges_nothing() {
+        let mut net = network(
+            3,
+            &[(0, 1), (1, 2)],
+            config("const:1ms", LinkBreak::Drain, 0),
+        );
+        let mut counters = RunCounters::default();
+        assert_eq!(
+            net.route(SimTime::ZERO, 0, 0, 2, false, &mut counters),
+            RouteStep::Hop(1)
+        );
+        net.apply_change(SimTime::ZERO, LinkChange::Down, 1, 2);
+        assert_eq!(
+            net.route(SimTime::ZERO, 0, 0, 2, false, &mut counters),
+            RouteStep::NoPath { messages: 0 }
+        );
+        assert_eq!(counters, RunCounters::default());
     }
 }

@@ -43,6 +43,11 @@ impl ComponentTracker {
         self.label[node as usize]
     }
 
+    /// Number of nodes in `node`'s component (itself included).
+    pub fn component_size(&self, node: NodeId) -> usize {
+        self.size_of_label[self.label[node as usize] as usize]
+    }
+
     /// Number of nodes, fixed at creation.
     pub fn node_count(&self) -> usize {
         self.label.len()
@@ -60,13 +65,13 @@ impl ComponentTracker {
 
     /// Adds edge `a–b` (must not be present).
     pub fn add_edge(&mut self, a: NodeId, b: NodeId) {
-        self.adjacency[a as usize].push(b);
-        self.adjacency[b as usize].push(a);
         let (la, lb) = (self.label[a as usize], self.label[b as usize]);
         if la == lb {
+            self.adjacency[a as usize].push(b);
+            self.adjacency[b as usize].push(a);
             return;
         }
-        // Relabel the smaller side.
+        // Relabel the smaller side, before the edge joins it to the larger.
         let (keep, from, start) =
             if self.size_of_label[la as usize] >= self.size_of_label[lb as usize] {
                 (la, lb, b)
@@ -74,6 +79,8 @@ impl ComponentTracker {
                 (lb, la, a)
             };
         let moved = self.relabel_from(start, keep);
+        self.adjacency[a as usize].push(b);
+        self.adjacency[b as usize].push(a);
         self.size_of_label[keep as usize] += moved;
         self.size_of_label[from as usize] = 0;
         self.components -= 1;
@@ -203,6 +210,8 @@ mod tests {
                 if edges.remove(&key) { tracker.remove_edge(a, b); } else { edges.insert(key); tracker.add_edge(a, b); }
                 prop_assert_eq!(tracker.component_count(), count_components(n, edges.iter().copied()));
                 for x in 0..n as u32 {
+                    let size = (0..n as u32).filter(|&y| tracker.connected(x, y)).count();
+                    prop_assert_eq!(tracker.component_size(x), size);
                     for y in 0..n as u32 {
                         let same_via_bfs = {
                             let mut seen = vec![false; n];

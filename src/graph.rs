@@ -25,11 +25,28 @@ pub fn breadth_first<'g>(
     source: NodeId,
     stop: Option<NodeId>,
     depth: &mut [u32],
+    reached: impl FnMut(NodeId, NodeId),
+) {
+    breadth_first_from(neighbours, &[source], stop, depth, reached);
+}
+
+/// [`breadth_first`] from several sources at once: each gets depth 0, and every other
+/// node its hop distance to the nearest (ties to the source listed first).
+pub fn breadth_first_from<'g>(
+    neighbours: impl Fn(NodeId) -> &'g [NodeId],
+    sources: &[NodeId],
+    stop: Option<NodeId>,
+    depth: &mut [u32],
     mut reached: impl FnMut(NodeId, NodeId),
 ) {
     let n = depth.len();
-    depth[source as usize] = 0;
-    let mut frontier = VecDeque::from([source]);
+    let mut frontier = VecDeque::new();
+    for &source in sources {
+        if depth[source as usize] == UNREACHED {
+            depth[source as usize] = 0;
+            frontier.push_back(source);
+        }
+    }
     while let Some(u) = frontier.pop_front() {
         if Some(u) == stop {
             return;
@@ -67,6 +84,13 @@ pub struct BfsForest {
 /// dequeues first (not necessarily the smallest id of that level). Self-loops are
 /// ignored.
 pub fn bfs_forest(neighbours: &[Vec<NodeId>], first_root: NodeId) -> BfsForest {
+    bfs_forest_from(neighbours, &[first_root])
+}
+
+/// [`bfs_forest`] whose first trees grow from all of `first_roots` at once (a
+/// multi-source search: each node joins the tree of its nearest first root, ties to the
+/// root listed first), then from each node not yet reached in increasing id order.
+pub fn bfs_forest_from(neighbours: &[Vec<NodeId>], first_roots: &[NodeId]) -> BfsForest {
     let n = neighbours.len();
     let sorted: Vec<Vec<NodeId>> = neighbours
         .iter()
@@ -83,20 +107,25 @@ pub fn bfs_forest(neighbours: &[Vec<NodeId>], first_root: NodeId) -> BfsForest {
         parent: vec![None; n],
         depth: vec![UNREACHED; n],
     };
-    let roots = std::iter::once(first_root).chain((0..n as NodeId).filter(|&r| r != first_root));
-    for root in roots.filter(|_| n > 0) {
-        if forest.depth[root as usize] != UNREACHED {
+    let firsts = std::iter::once(first_roots.to_vec());
+    let others = (0..n as NodeId).map(|r| vec![r]);
+    for roots in firsts.chain(others).filter(|_| n > 0) {
+        let roots: Vec<NodeId> = roots
+            .into_iter()
+            .filter(|&r| forest.depth[r as usize] == UNREACHED)
+            .collect();
+        if roots.is_empty() {
             continue;
         }
         let (parent, root_of) = (&mut forest.parent, &mut forest.root);
-        breadth_first(
+        breadth_first_from(
             |v| &sorted[v as usize],
-            root,
+            &roots,
             None,
             &mut forest.depth,
             |v, p| {
                 parent[v as usize] = Some(p);
-                root_of[v as usize] = root;
+                root_of[v as usize] = root_of[p as usize];
             },
         );
     }
@@ -180,5 +209,29 @@ mod tests {
         breadth_first(|v| &g[v as usize], 0, Some(4), &mut depth, |_, _| {});
         assert_eq!(depth[4], 2);
         assert_eq!(depth[0], 0);
+    }
+
+    #[test]
+    fn a_forest_from_several_roots_measures_the_distance_to_the_nearest() {
+        // A path 0-1-2-3-4-5 with a chord 1-4, and {6, 7} apart.
+        let g = graph(8, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (1, 4), (6, 7)]);
+        for roots in [vec![0, 5], vec![2], vec![3, 0, 7]] {
+            let f = bfs_forest_from(&g, &roots);
+            for v in 0..8 {
+                let nearest = roots
+                    .iter()
+                    .map(|&r| relaxed(&g, r as usize)[v])
+                    .min()
+                    .unwrap();
+                if nearest != UNREACHED {
+                    assert_eq!(f.depth[v], nearest, "node {v}, roots {roots:?}");
+                    assert!(roots.contains(&f.root[v]));
+                    assert_eq!(relaxed(&g, f.root[v] as usize)[v], nearest);
+                } else {
+                    assert_eq!(f.root[v], 6, "the other component grows from its lowest id");
+                }
+            }
+        }
+        assert_eq!(bfs_forest_from(&g, &[0]), bfs_forest(&g, 0));
     }
 }

@@ -17,6 +17,7 @@ use crate::family::{self, Family};
 use crate::protocol::le_ingram::LeIngram;
 use crate::protocol::le_malpani::LeMalpani;
 use crate::protocol::le_tora5::LeTora5;
+use crate::protocol::me_krl::Krl;
 use crate::protocol::me_raymond::Raymond;
 use crate::protocol::me_rl::Rl;
 use crate::protocol::{AlgoParams, LeaderView, ParamDef, Protocol, ProtocolConfig, TokenView};
@@ -48,6 +49,10 @@ pub static REGISTRY: &[AlgorithmDef] = &[
     mutual_exclusion::<Rl>(
         "me-rl",
         "Token mutual exclusion by link reversal (Walter, Welch, Vaidya 2001: RL)",
+    ),
+    mutual_exclusion::<Krl>(
+        "me-krl",
+        "k-mutual exclusion by link reversal: RL with k tokens (after Walter, Cao, Mohanty 2001; reconstructed, see its docs)",
     ),
     mutual_exclusion::<Raymond>(
         "me-raymond",

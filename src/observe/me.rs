@@ -29,7 +29,10 @@ use crate::sim::{Observer, World};
 /// Watches a token-based mutual-exclusion run.
 #[derive(Debug, Default)]
 pub struct MeMonitor {
-    held_by: Vec<bool>,
+    /// Tokens held per node.
+    held_by: Vec<u32>,
+    /// Tokens held, in all.
+    held: u32,
     /// The nodes holding a token now (at most `k`, so a short list).
     holders: Vec<NodeId>,
     /// The `k` of the invariants.
@@ -87,7 +90,8 @@ fn nodes_where<P>(nodes: &[P], keep: impl Fn(&P) -> bool) -> Vec<NodeId> {
 
 impl<P: Protocol + TokenView> Observer<P> for MeMonitor {
     fn on_start(&mut self, world: &World<'_, P>) {
-        self.held_by = world.nodes.iter().map(TokenView::holds_token).collect();
+        self.held_by = world.nodes.iter().map(TokenView::tokens_held).collect();
+        self.held = self.held_by.iter().sum();
         self.holders = nodes_where(world.nodes, TokenView::holds_token);
         // A wrong initial token count is a violation at the start.
         self.after_event(world);
@@ -95,11 +99,12 @@ impl<P: Protocol + TokenView> Observer<P> for MeMonitor {
 
     fn after_event(&mut self, world: &World<'_, P>) {
         for &node in world.touched {
-            let now = world.nodes[node as usize].holds_token();
+            let now = world.nodes[node as usize].tokens_held();
             let before = std::mem::replace(&mut self.held_by[node as usize], now);
-            if now && !before {
+            self.held = self.held + now - before;
+            if now > 0 && before == 0 {
                 self.holders.push(node);
-            } else if before && !now {
+            } else if before > 0 && now == 0 {
                 self.holders.retain(|&h| h != node);
             }
         }
@@ -119,7 +124,7 @@ impl<P: Protocol + TokenView> Observer<P> for MeMonitor {
             });
         }
         self.too_many_in_cs = too_many;
-        let held = self.holders.len() as u32;
+        let held = self.held;
         let tokens = held + world.tokens_in_flight;
         // Every token is held, in flight, or counted lost (`drop`).
         let bad = u64::from(tokens) + world.counters.tokens_lost != u64::from(k);

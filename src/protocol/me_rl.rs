@@ -126,7 +126,7 @@
 
 use super::{AppEvent, Ctx, Message, Protocol, TokenStart, TokenView};
 use crate::NodeId;
-use crate::graph::bfs_forest;
+use crate::graph::bfs_forest_from;
 use std::collections::VecDeque;
 use std::fmt;
 
@@ -223,8 +223,12 @@ pub struct Rl {
     status: Status,
     /// `myHeight`.
     my_height: Height,
-    /// `tokenHolder`.
-    token_holder: bool,
+    /// `tokenHolder`, as a count: RL has one token, so 0 or 1; k-mutual exclusion
+    /// ([`super::me_krl`]) lets a node hold several.
+    tokens: u32,
+    /// [`super::me_krl`]'s token forwarding: on leaving the CS with nobody waiting, pass
+    /// the token on instead of keeping it. Off in RL.
+    forwarding: bool,
     /// `next`: where this node's requests go (its lowest neighbour when it last
     /// forwarded); the node the token was last given to; `me` when it keeps the token or
     /// has no route.
@@ -311,7 +315,7 @@ impl Rl {
     /// neighbour is higher (by its view). A node without neighbours is not one (see the
     /// module docs: there is nothing to raise above).
     pub fn is_sink(&self) -> bool {
-        !self.token_holder && self.has_neighbours() && self.no_outgoing_links()
+        !self.holds_token() && self.has_neighbours() && self.no_outgoing_links()
     }
 
     fn link(&self, j: NodeId) -> Option<&Link> {
@@ -353,7 +357,7 @@ impl Rl {
     /// the token holder (`next = i`, and `height[i]` is `myHeight`), true for a
     /// non-holder whose `next ∉ N` (module docs).
     fn next_not_below(&self) -> bool {
-        !self.token_holder
+        !self.holds_token()
             && self
                 .neighbour_height(self.next)
                 .is_none_or(|h| self.my_height < h)
@@ -388,7 +392,7 @@ impl Rl {
             ctx.enter_cs();
             return;
         }
-        self.token_holder = false;
+        self.tokens -= 1;
         let predicted = self.my_height.just_below(next);
         match self.link_mut(next) {
             Some(Link::Neighbour {
@@ -401,8 +405,37 @@ impl Rl {
             _ => debug_assert!(false, "Q holds {next}, which is not in N"),
         }
         ctx.send(next, RlMsg::Token(self.my_height));
-        if !self.queue.is_empty() {
+        if self.tokens == 0 && !self.queue.is_empty() {
             ctx.send(next, RlMsg::Request(self.my_height));
+        }
+    }
+
+    /// Tokens held and not in use by this node's own CS.
+    fn free_tokens(&self) -> u32 {
+        self.tokens - u32::from(self.status == Status::InCs)
+    }
+
+    /// `GiveTokenToNext` for as long as a token is free and someone waits: once in RL
+    /// (one token), and for each free token in k-mutual exclusion. A node that still
+    /// holds a token afterwards keeps `next = i`.
+    fn serve_queue(&mut self, ctx: &mut Ctx<RlMsg>) {
+        while self.free_tokens() > 0 && !self.queue.is_empty() {
+            self.give_token_to_next(ctx);
+        }
+        if self.tokens > 0 {
+            self.next = self.me;
+        }
+    }
+
+    /// [`super::me_krl`]'s token forwarding: the token just released, with nobody
+    /// waiting, goes to the highest neighbour (as if it had asked), where it is kept.
+    fn forward_idle_token(&mut self, ctx: &mut Ctx<RlMsg>) {
+        if let Some((highest, _)) = self.n_heights().max_by_key(|&(_, h)| h) {
+            self.queue.push_back(highest);
+            self.give_token_to_next(ctx);
+            if self.tokens > 0 {
+                self.next = self.me;
+            }
         }
     }
 
@@ -463,10 +496,10 @@ impl Rl {
         if self.my_height < h {
             self.enqueue(j);
         }
-        if self.token_holder {
-            if self.status == Status::Remainder && !self.queue.is_empty() {
-                self.give_token_to_next(ctx);
-            }
+        if self.holds_token() {
+            // RL: only an idle holder serves (status = Remainder); in the CS its one
+            // token is in use. With several tokens, any free one serves.
+            self.serve_queue(ctx);
         } else if self.no_outgoing_links() {
             self.raise_height(ctx);
         } else if self.queue.len() == 1 && self.queue[0] == j {
@@ -478,7 +511,7 @@ impl Rl {
     /// tell every neighbour (the sender included, module docs), serve `Q` or keep the
     /// token (`next := i`).
     fn on_token(&mut self, j: NodeId, h: Height, ctx: &mut Ctx<RlMsg>) {
-        self.token_holder = true;
+        self.tokens += 1;
         if let Some(Link::Neighbour { height, .. }) = self.link_mut(j) {
             *height = h;
         }
@@ -487,7 +520,7 @@ impl Rl {
         if self.queue.is_empty() {
             self.next = self.me;
         } else {
-            self.give_token_to_next(ctx);
+            self.serve_queue(ctx);
         }
     }
 
@@ -526,7 +559,7 @@ impl Rl {
                 }
             }
         }
-        if !self.token_holder && self.no_outgoing_links() {
+        if !self.holds_token() && self.no_outgoing_links() {
             self.raise_height(ctx);
         } else if !self.queue.is_empty() && self.next_not_below() {
             self.forward_request(ctx);
@@ -534,16 +567,15 @@ impl Rl {
     }
 }
 
-impl Protocol for Rl {
-    type Msg = RlMsg;
-
-    type Config = TokenStart;
-
-    /// A token-oriented DAG towards the initial holder (node 0 by default) on its
-    /// component; other components oriented towards their lowest id, above the holder's
-    /// (module docs, "Initial state").
-    fn initial_states(config: &TokenStart, neighbours: &[Vec<NodeId>]) -> Vec<Self> {
-        let heights = initial_heights(neighbours, config.holder);
+impl Rl {
+    /// The legal initial states (module docs, "Initial state") with a token at each node
+    /// of `holders` (a node listed twice holds two), and token forwarding on or off.
+    pub(super) fn initial(
+        holders: &[NodeId],
+        forwarding: bool,
+        neighbours: &[Vec<NodeId>],
+    ) -> Vec<Self> {
+        let heights = initial_heights(neighbours, holders);
         heights
             .iter()
             .enumerate()
@@ -571,13 +603,27 @@ impl Protocol for Rl {
                     me,
                     status: Status::Remainder,
                     my_height,
-                    token_holder: me == config.holder,
+                    tokens: holders.iter().filter(|&&h| h == me).count() as u32,
+                    forwarding,
                     next,
                     queue: VecDeque::new(),
                     links,
                 }
             })
             .collect()
+    }
+}
+
+impl Protocol for Rl {
+    type Msg = RlMsg;
+
+    type Config = TokenStart;
+
+    /// A token-oriented DAG towards the initial holder (node 0 by default) on its
+    /// component; other components oriented towards their lowest id, above the holder's
+    /// (module docs, "Initial state").
+    fn initial_states(config: &TokenStart, neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+        Rl::initial(&[config.holder], false, neighbours)
     }
 
     /// Slide "Link formation": send `LinkInfo(myHeight)` to `j`, `forming[j] := true`,
@@ -605,7 +651,7 @@ impl Protocol for Rl {
             self.links.remove(at);
         }
         self.queue.retain(|&k| k != peer);
-        if !self.token_holder {
+        if !self.holds_token() {
             if self.is_sink() {
                 self.raise_height(ctx);
             } else if !self.queue.is_empty() && !self.in_n(self.next) {
@@ -631,9 +677,9 @@ impl Protocol for Rl {
                 }
                 self.status = Status::Waiting;
                 self.enqueue(self.me);
-                if self.token_holder {
+                if self.holds_token() {
                     debug_assert_eq!(self.queue.len(), 1, "idle holder with waiters");
-                    self.give_token_to_next(ctx);
+                    self.serve_queue(ctx);
                 } else if self.queue.len() == 1 {
                     // Not on the slide: a sink raises first (module docs, "A requester
                     // that is a sink"); RaiseHeight then forwards the request.
@@ -650,7 +696,9 @@ impl Protocol for Rl {
                 }
                 self.status = Status::Remainder;
                 if !self.queue.is_empty() {
-                    self.give_token_to_next(ctx);
+                    self.serve_queue(ctx);
+                } else if self.forwarding {
+                    self.forward_idle_token(ctx);
                 }
             }
         }
@@ -661,7 +709,11 @@ impl TokenView for Rl {
     /// `tokenHolder`: cleared when the token is sent, so a token in flight is held by
     /// nobody.
     fn holds_token(&self) -> bool {
-        self.token_holder
+        self.tokens > 0
+    }
+
+    fn tokens_held(&self) -> u32 {
+        self.tokens
     }
 
     fn in_cs(&self) -> bool {
@@ -674,19 +726,23 @@ fn node_id(i: usize) -> NodeId {
 }
 
 /// The initial heights (module docs, "Initial state"): `(0, d, i)` at hop distance `d`
-/// from the token holder; `(0, n + d, i)` at distance `d` from the lowest id of a
-/// component that does not contain the holder.
+/// from the nearest token holder; `(0, n + d, i)` at distance `d` from the lowest id of
+/// a component that does not contain a holder.
 ///
 /// # Panics
 ///
 /// If a list names a node `>= neighbours.len()` (the lists come from the simulator, so
 /// that is a bug, not bad input).
-fn initial_heights(neighbours: &[Vec<NodeId>], holder: NodeId) -> Vec<Height> {
+fn initial_heights(neighbours: &[Vec<NodeId>], holders: &[NodeId]) -> Vec<Height> {
     let offset = i64::try_from(neighbours.len()).expect("node count fits i64");
-    let forest = bfs_forest(neighbours, holder);
+    let forest = bfs_forest_from(neighbours, holders);
     (0..neighbours.len())
         .map(|i| {
-            let base = if forest.root[i] == holder { 0 } else { offset };
+            let base = if holders.contains(&forest.root[i]) {
+                0
+            } else {
+                offset
+            };
             Height::new(0, base + i64::from(forest.depth[i]), node_id(i))
         })
         .collect()

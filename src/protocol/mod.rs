@@ -125,6 +125,7 @@ pub mod config;
 pub mod le_ingram;
 pub mod le_malpani;
 pub mod le_tora5;
+pub mod me_krl;
 pub mod me_raymond;
 pub mod me_rl;
 pub mod testkit;
@@ -367,6 +368,11 @@ pub trait TokenView: Protocol {
 
     /// Whether this node holds the token now (in flight does not count).
     fn holds_token(&self) -> bool;
+    /// How many tokens this node holds now (at most 1 unless the protocol has several
+    /// tokens and lets one node hold more than one).
+    fn tokens_held(&self) -> u32 {
+        u32::from(self.holds_token())
+    }
     /// Whether this node is in its critical section.
     fn in_cs(&self) -> bool;
 }

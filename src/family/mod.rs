@@ -112,6 +112,42 @@ fn message_counts<M: Message>(metrics: &[Metric], counters: &RunCounters) -> Vec
         .collect()
 }
 
+/// A per-run ratio of a messages-by-kind count to its family's events: computed by
+/// the report, not stored ([`message_ratios`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MessageRatio {
+    /// Column name (`msgs_link_info_per_cs`).
+    pub column: String,
+    /// Axis label (`LinkInfo messages per CS entry`).
+    pub label: String,
+    /// The count divided (`msgs_link_info`).
+    pub count: &'static str,
+    /// The events it is divided by (`cs_entries`).
+    pub per: &'static str,
+}
+
+/// Every family's messages-by-kind counts (and the tokenless messages of mutual
+/// exclusion) per event of the family ([`Family::per_event`]), so that a figure can
+/// show where the messages per CS entry or per topology change go.
+pub fn message_ratios() -> Vec<MessageRatio> {
+    Family::ALL
+        .iter()
+        .flat_map(|&family| {
+            let (per, suffix, what) = family.per_event();
+            family
+                .metrics()
+                .iter()
+                .filter(|m| !m.messages.is_empty() || m.column == "msgs_tokenless")
+                .map(move |m| MessageRatio {
+                    column: format!("{}_{suffix}", m.column),
+                    label: format!("{} {what}", m.label),
+                    count: m.column,
+                    per,
+                })
+        })
+        .collect()
+}
+
 /// Every message kind some metric of `family` counts.
 pub fn counted_kinds(family: Family) -> impl Iterator<Item = &'static str> {
     family
@@ -239,6 +275,16 @@ impl Family {
         match self {
             Family::LeaderElection => None,
             Family::MutualExclusion => Some("wait_mean"),
+        }
+    }
+
+    /// What the family's per-run counts are divided by to compare runs of different
+    /// lengths: (the `runs` column counting events, the ratio columns' suffix, what the
+    /// ratio is per). Used for the messages-by-kind ratios ([`message_ratios`]).
+    pub fn per_event(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Family::LeaderElection => ("topology_changes", "per_change", "per topology change"),
+            Family::MutualExclusion => ("cs_entries", "per_cs", "per CS entry"),
         }
     }
 

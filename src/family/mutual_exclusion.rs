@@ -26,20 +26,17 @@ pub const METRICS: &[Metric] = &[
         "messages sent in a component without a token",
     ),
     messages("msgs_request", "Request messages", &["Request"]),
-    messages(
-        "msgs_token",
-        "token messages (RL's Token, Raymond's PRIVILEGE)",
-        &["Token", "Privilege"],
-    ),
+    // RL's Token and Raymond's PRIVILEGE: the same role, one column.
+    messages("msgs_token", "Token (PRIVILEGE) messages", &["Token", "Privilege"]),
     messages("msgs_link_info", "LinkInfo messages", &["LinkInfo"]),
     messages(
         "msgs_route_request",
-        "route-discovery floods (messages)",
+        "RouteRequest messages (discovery)",
         &[ROUTE_REQUEST],
     ),
     messages(
         "msgs_route_reply",
-        "route-discovery replies (messages)",
+        "RouteReply messages (discovery)",
         &[ROUTE_REPLY],
     ),
 ];

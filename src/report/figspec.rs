@@ -4,7 +4,7 @@
 //! ```toml
 //! [[figure]]
 //! name = "wait-vs-rate"        # file name of the figure: letters, digits, `_`, `-`
-//! kind = "line"                # line (default) | ecdf | paired
+//! kind = "line"                # line (default) | ecdf | paired | breakdown
 //! experiment = "me-load"       # which results directory, when the report has several
 //! x = "rate"                   # a parameter; for ecdf the per-event column (wait_s)
 //! y = "wait_mean"              # a metric of the runs table (line, paired)
@@ -20,8 +20,13 @@
 //! y_label = "mean waiting time (s)"
 //! size = "one-column"          # or "two-column"
 //! a = "me-rl"                  # paired: the difference a − b per replication
-//! b = "me-raymond"
+//! b = "me-raymond"              # (an algorithm, or a variant: "me-krl k=2")
 //! ```
+//!
+//! A `breakdown` figure draws several metrics of the runs table as lines of one chart,
+//! `y = ["msgs_request_per_cs", "msgs_token_per_cs", "msgs_link_info_per_cs"]`: the
+//! parts of a whole (messages per CS entry by kind), one line per metric (and per
+//! series value, if any), each the mean over runs with its interval.
 //!
 //! Decisions:
 //! - **Figures live in their own file**, not in the experiment spec: the spec copy in a
@@ -53,13 +58,19 @@ pub enum FigureKind {
     /// The empirical CDF of the per-event column `x` (a `requests` or `changes` column),
     /// pooled over the runs of each series.
     Ecdf,
+    /// Several runs-table metrics `ys` over the parameter `x`, one line per metric (and
+    /// series value): the parts of a whole, such as messages per CS entry by kind.
+    Breakdown {
+        /// The metrics, drawn and listed in this order.
+        ys: Vec<String>,
+    },
     /// Mean paired difference `y(a) − y(b)` over the parameter `x`, with its 95% CI.
     Paired {
         /// The runs-table metric differenced.
         y: String,
-        /// Algorithm of the first term, `y(a)`.
+        /// Algorithm (or variant, `me-krl k=2`) of the first term, `y(a)`.
         a: String,
-        /// Algorithm subtracted, `y(b)`; never equal to `a`.
+        /// Algorithm (or variant) subtracted, `y(b)`; never equal to `a`.
         b: String,
     },
 }
@@ -163,6 +174,7 @@ enum RawKind {
     Line,
     Ecdf,
     Paired,
+    Breakdown,
 }
 
 #[derive(Deserialize)]
@@ -194,7 +206,7 @@ struct RawFigure {
     kind: Option<RawKind>,
     experiment: Option<String>,
     x: String,
-    y: Option<String>,
+    y: Option<OneOrMany>,
     series: Option<OneOrMany>,
     facet: Option<String>,
     #[serde(default)]
@@ -289,17 +301,46 @@ fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
     }
     let kind = raw.kind.unwrap_or(RawKind::Line);
     let not_for = |field: &str, kind: &str| err(field, format!("not used by {kind} figures"));
+    let one_y = |what: &str| match &raw.y {
+        None => Err(err("y", format!("missing: {what}"))),
+        Some(OneOrMany::One(y)) => Ok(y.clone()),
+        Some(OneOrMany::Many(_)) => Err(err(
+            "y",
+            "one metric here; several go in a kind = \"breakdown\" figure".into(),
+        )),
+    };
     let kind = match kind {
         RawKind::Line => {
             if raw.a.is_some() || raw.b.is_some() {
                 return Err(not_for(if raw.a.is_some() { "a" } else { "b" }, "line"));
             }
             FigureKind::Line {
-                y: raw
-                    .y
-                    .ok_or_else(|| err("y", "missing: the metric to plot".into()))?,
+                y: one_y("the metric to plot")?,
                 statistic: raw.statistic.unwrap_or(Statistic::Mean),
             }
+        }
+        RawKind::Breakdown => {
+            for (field, set) in [
+                ("a", raw.a.is_some()),
+                ("b", raw.b.is_some()),
+                ("statistic", raw.statistic.is_some()),
+            ] {
+                if set {
+                    return Err(not_for(field, "breakdown (always the mean)"));
+                }
+            }
+            let ys = match &raw.y {
+                None => return Err(err("y", "missing: the list of metrics".into())),
+                Some(OneOrMany::One(y)) => vec![y.clone()],
+                Some(OneOrMany::Many(ys)) => ys.clone(),
+            };
+            if ys.is_empty() {
+                return Err(err("y", "an empty list draws nothing".into()));
+            }
+            if let Some(twice) = ys.iter().enumerate().find(|(i, y)| ys[..*i].contains(y)) {
+                return Err(err("y", format!("`{}` is listed twice", twice.1)));
+            }
+            FigureKind::Breakdown { ys }
         }
         RawKind::Ecdf => {
             for (field, set) in [
@@ -334,14 +375,16 @@ fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
                 return Err(err("b", format!("equals a (`{a}`): nothing to difference")));
             }
             for (field, name) in [("a", &a), ("b", &b)] {
-                if crate::registry::Algorithm::parse(name).is_none() {
-                    return Err(err(field, format!("`{name}` is not an algorithm")));
+                let algorithm = name.split(' ').next().unwrap_or_default();
+                if crate::registry::Algorithm::parse(algorithm).is_none() {
+                    return Err(err(
+                        field,
+                        format!("`{name}` is not an algorithm or a variant of one"),
+                    ));
                 }
             }
             FigureKind::Paired {
-                y: raw
-                    .y
-                    .ok_or_else(|| err("y", "missing: the metric to difference".into()))?,
+                y: one_y("the metric to difference")?,
                 a,
                 b,
             }
@@ -377,7 +420,7 @@ fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
     }
     if matches!(kind, FigureKind::Paired { .. }) {
         // The pairing keys: a paired difference is taken across them.
-        for key in ["algorithm", "replication", "seed"] {
+        for key in ["algorithm", "variant", "replication", "seed"] {
             let (field, used) = if series.iter().any(|s| s == key) {
                 ("series", true)
             } else {
@@ -387,7 +430,7 @@ fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
                 return Err(err(
                     if used { field } else { "x" },
                     format!(
-                        "a paired figure pairs runs by algorithm, replication and seed; `{key}` \
+                        "a paired figure pairs runs by variant, replication and seed; `{key}` \
                          cannot also be its x, series or facet"
                     ),
                 ));

@@ -29,6 +29,9 @@ use std::collections::BTreeMap;
 /// and the figure's CSV and SVG stay small for sweeps with millions of requests.
 pub const MAX_ECDF_POINTS: usize = 400;
 
+/// The column of a breakdown figure's table naming the metric of each row.
+const BREAKDOWN: &str = "metric";
+
 /// One drawn chart of a figure (one facet value) and the numbers behind it.
 pub struct Panel {
     /// File stem: the figure name, plus the facet value when faceted.
@@ -58,6 +61,15 @@ pub fn column_label(name: &str) -> String {
     }
     if let Some((_, label)) = super::INDICATORS.iter().find(|(c, _)| *c == name) {
         return label.to_string();
+    }
+    if let Some(ratio) = crate::family::message_ratios()
+        .into_iter()
+        .find(|r| r.column == name)
+    {
+        return ratio.label;
+    }
+    if name == super::VARIANT {
+        return "algorithm variant".to_string();
     }
     let label = match name {
         "rate" => "request rate λ (1/s per node)",
@@ -90,11 +102,16 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
             let df = prepare(spec, experiment, "runs", &experiment.runs, &[y])?;
             (line_panels(spec, &df, y, statistic.column())?, df)
         }
+        FigureKind::Breakdown { ys } => {
+            let metrics: Vec<&String> = ys.iter().collect();
+            let df = prepare(spec, experiment, "runs", &experiment.runs, &metrics)?;
+            (breakdown_panels(spec, &df, ys)?, df)
+        }
         FigureKind::Paired { y, a, b } => {
             let df = prepare(spec, experiment, "runs", &experiment.runs, &[y])?;
-            let pair = col("algorithm")
+            let pair = col(super::VARIANT)
                 .eq(lit(a.clone()))
-                .or(col("algorithm").eq(lit(b.clone())));
+                .or(col(super::VARIANT).eq(lit(b.clone())));
             let used = df.clone().lazy().filter(pair).collect()?;
             (paired_panels(spec, &df, y, a, b)?, used)
         }
@@ -119,6 +136,7 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
     // Mobility covariates come from the trajectories alone, whatever the algorithm did.
     let covariate = match &spec.kind {
         FigureKind::Line { y, .. } | FigureKind::Paired { y, .. } => y.starts_with("mob_"),
+        FigureKind::Breakdown { ys } => ys.iter().all(|y| y.starts_with("mob_")),
         FigureKind::Ecdf => false,
     };
     let warning = match covariate {
@@ -368,8 +386,17 @@ fn prepare(
         .chain(spec.series.iter().map(String::as_str))
         .chain(spec.facet.as_deref())
         .collect();
+    // Naming the variant names every algorithm parameter, as pairing variants does.
+    let algorithm_param = |axis: &str| {
+        Algorithm::all().any(|a| a.params().iter().any(|p| p.name == axis))
+    };
+    let by_variant =
+        named.contains(&super::VARIANT) || matches!(spec.kind, FigureKind::Paired { .. });
     for (axis, _) in &experiment.plan.axes {
-        if named.contains(&axis.as_str()) || kept.column(axis).is_err() {
+        if named.contains(&axis.as_str())
+            || kept.column(axis).is_err()
+            || (by_variant && algorithm_param(axis))
+        {
             continue;
         }
         let values = distinct_text(&kept, axis)?;
@@ -393,7 +420,10 @@ fn prepare(
                 .into());
         }
     }
-    if !matches!(spec.kind, FigureKind::Paired { .. }) && !named.contains(&"algorithm") {
+    if !matches!(spec.kind, FigureKind::Paired { .. })
+        && !named.contains(&"algorithm")
+        && !named.contains(&super::VARIANT)
+    {
         let algorithms = distinct_text(&kept, "algorithm")?;
         if algorithms.len() > 1 {
             return Err(spec
@@ -470,7 +500,7 @@ fn series_labels(df: &DataFrame, series: &[String]) -> anyhow::Result<Vec<String
                 .iter()
                 .map(|(name, values)| {
                     let v = values[row].clone().unwrap_or_else(|| "none".into());
-                    if name == "algorithm" {
+                    if [BREAKDOWN, "algorithm", super::VARIANT].contains(&name.as_str()) {
                         v
                     } else {
                         format!("{name}={v}")
@@ -673,6 +703,60 @@ fn line_panels(
     Ok(panels)
 }
 
+fn breakdown_panels(spec: &FigureSpec, df: &DataFrame, ys: &[String]) -> anyhow::Result<Vec<Panel>> {
+    let mut keys: Vec<&str> = spec.facet.iter().map(String::as_str).collect();
+    keys.extend(spec.series.iter().map(String::as_str));
+    keys.push(&spec.x);
+    keys.dedup();
+    let mut summary: Option<DataFrame> = None;
+    for y in ys {
+        let part = summarize(df, &keys, y)?
+            .lazy()
+            .with_column(lit(column_label(y)).alias(BREAKDOWN))
+            .collect()?;
+        summary = Some(match summary {
+            None => part,
+            Some(all) => all.vstack(&part)?,
+        });
+    }
+    let summary = summary.expect("a breakdown has at least one metric");
+    let with_ci = spec.intervals.is_some();
+    let mut series: Vec<String> = spec.series.clone();
+    series.push(BREAKDOWN.to_string());
+    let default_title = format!("Breakdown vs {}", column_label(&spec.x));
+    let title = spec.title.clone().unwrap_or(default_title);
+    let y_label = spec.y_label.clone().unwrap_or_else(|| "mean per run".into());
+    let mut panels = Vec::new();
+    for (facet, rows) in facets(spec, &summary)? {
+        let table = take_rows(&summary, &rows)?;
+        let labels = series_labels(&table, &series)?;
+        let (stem, panel_title) = panel_names(spec, &title, &facet);
+        let mut chart = base_chart(spec, panel_title, column_label(&spec.x), y_label.clone());
+        chart.series = summary_series(&table, &spec.x, "mean", &labels, with_ci)?;
+        let intervals = match with_ci {
+            true => interval_notes(spec, &table)?,
+            false => String::new(),
+        };
+        panels.push(Panel {
+            stem,
+            chart,
+            note: format!(
+                "one line per metric, each the mean over runs{} (n = {} runs per point); \
+                 the lines are the parts of a whole, so at each x they add up to the mean of \
+                 their sum.{intervals}",
+                if with_ci {
+                    " with its 95% Student-t confidence interval"
+                } else {
+                    ""
+                },
+                n_range(&table)?
+            ),
+            table,
+        });
+    }
+    Ok(panels)
+}
+
 fn paired_panels(
     spec: &FigureSpec,
     df: &DataFrame,
@@ -680,6 +764,15 @@ fn paired_panels(
     a: &str,
     b: &str,
 ) -> anyhow::Result<Vec<Panel>> {
+    // Runs are paired by variant (`me-raymond routing=discovery`), which is the
+    // algorithm's name when its parameters are fixed: the variant stands in for the
+    // algorithm column that the pairing reads.
+    let mut df = df.clone();
+    if let Ok(variant) = df.column(super::VARIANT) {
+        let variant = variant.clone().with_name("algorithm".into());
+        df.with_column(variant)?;
+    }
+    let df = &df;
     let present = distinct_text(df, "algorithm")?;
     for (field, algo) in [("a", a), ("b", b)] {
         if !present.iter().any(|p| p == algo) {
@@ -687,7 +780,7 @@ fn paired_panels(
                 .error(
                     field,
                     format!(
-                        "no runs of `{algo}` here (algorithms present: {})",
+                        "no runs of `{algo}` here (variants present: {})",
                         present.join(", ")
                     ),
                 )

@@ -98,20 +98,66 @@ pub const INDICATORS: [(&str, &str); 2] = [
     ("stormed", "fraction of runs stopped as a message storm"),
 ];
 
+/// The computed column naming each run's algorithm variant: the algorithm, followed by
+/// `name=value` for each of its parameters that takes more than one value among its
+/// runs in the table (`me-krl k=2`, `me-raymond routing=discovery`; `me-rl` when its
+/// parameters are fixed). Figures use it as a series, and paired figures pair variants.
+pub const VARIANT: &str = "variant";
+
 fn with_indicators(runs: DataFrame) -> anyhow::Result<DataFrame> {
-    Ok(runs
-        .lazy()
-        .with_columns([
-            col("safety_violations")
-                .gt(lit(0))
-                .cast(DataType::Float64)
-                .alias(INDICATORS[0].0),
-            col("aborted")
-                .is_not_null()
-                .cast(DataType::Float64)
-                .alias(INDICATORS[1].0),
-        ])
-        .collect()?)
+    let mut computed = vec![
+        col("safety_violations")
+            .gt(lit(0))
+            .cast(DataType::Float64)
+            .alias(INDICATORS[0].0),
+        col("aborted")
+            .is_not_null()
+            .cast(DataType::Float64)
+            .alias(INDICATORS[1].0),
+    ];
+    for ratio in crate::family::message_ratios() {
+        if runs.column(ratio.count).is_ok() && runs.column(ratio.per).is_ok() {
+            let per = col(ratio.per).cast(DataType::Float64);
+            computed.push(
+                when(per.clone().gt(lit(0.0)))
+                    .then(col(ratio.count).cast(DataType::Float64) / per)
+                    .otherwise(lit(NULL).cast(DataType::Float64))
+                    .alias(ratio.column.as_str()),
+            );
+        }
+    }
+    let variants = variant_names(&runs)?;
+    let mut runs = runs.lazy().with_columns(computed).collect()?;
+    runs.with_column(Column::new(VARIANT.into(), variants))?;
+    Ok(runs)
+}
+
+/// Each row's [`VARIANT`].
+fn variant_names(runs: &DataFrame) -> anyhow::Result<Vec<String>> {
+    let algorithms = figures::column_text(runs, "algorithm")?;
+    let mut names: Vec<String> = algorithms
+        .iter()
+        .map(|a| a.clone().unwrap_or_default())
+        .collect();
+    for algorithm in Algorithm::all() {
+        let rows: Vec<usize> = (0..runs.height())
+            .filter(|&r| algorithms[r].as_deref() == Some(algorithm.name()))
+            .collect();
+        for param in algorithm.params() {
+            let Ok(values) = figures::column_text(runs, param.name) else {
+                continue;
+            };
+            let first = &values[rows.first().copied().unwrap_or(0)];
+            if rows.iter().all(|&r| values[r] == *first) {
+                continue;
+            }
+            for &r in &rows {
+                let value = values[r].as_deref().unwrap_or("none");
+                names[r].push_str(&format!(" {}={value}", param.name));
+            }
+        }
+    }
+    Ok(names)
 }
 
 /// Where the figures of a report come from.
@@ -443,7 +489,14 @@ pub fn default_figures(experiments: &[Experiment]) -> Vec<FigureSpec> {
                         filter.clone(),
                     ));
                 }
-                if let (Some(y), [a, b]) = (family.paired_metric(), present.as_slice()) {
+                // Only two algorithms with one variant each pair by name.
+                let one_variant = |a: &Algorithm| {
+                    !others.iter().any(|n| a.params().iter().any(|p| p.name == n))
+                };
+                if let (Some(y), [a, b]) = (family.paired_metric(), present.as_slice())
+                    && one_variant(a)
+                    && one_variant(b)
+                {
                     out.push(default_spec(
                         e,
                         format!("{}-{y}-paired-vs-{x}", e.name),

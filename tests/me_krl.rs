@@ -6,8 +6,8 @@
 mod common;
 
 use common::timeline;
-use linkrev::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist, StartMode};
 use linkrev::mobility::Area;
+use linkrev::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist, StartMode};
 use linkrev::protocol::AlgoParams;
 use linkrev::registry::Algorithm;
 use linkrev::run::RunOutput;
@@ -126,8 +126,16 @@ fn k_tokens_let_k_nodes_share_the_critical_section_and_no_more() {
                 &tl,
                 config(9, 60.0, 5.0, 0.2),
             );
-            assert_eq!(out.summary.safety_violations, 0, "{:?}", out.summary.first_violation);
-            assert_eq!(most_in_cs_at_once(&out), k, "k = {k}, forwarding {forwarding}");
+            assert_eq!(
+                out.summary.safety_violations, 0,
+                "{:?}",
+                out.summary.first_violation
+            );
+            assert_eq!(
+                most_in_cs_at_once(&out),
+                k,
+                "k = {k}, forwarding {forwarding}"
+            );
         }
     }
 }
@@ -138,7 +146,12 @@ fn k_tokens_let_k_nodes_share_the_critical_section_and_no_more() {
 fn more_tokens_wait_less() {
     let tl = rwp_timeline(20, 1000.0, 5);
     let wait = |k: u32| {
-        let out = run("me-krl", &[&format!("k={k}")], &tl, config(5, 120.0, 1.0, 0.05));
+        let out = run(
+            "me-krl",
+            &[&format!("k={k}")],
+            &tl,
+            config(5, 120.0, 1.0, 0.05),
+        );
         assert_eq!(out.summary.safety_violations, 0);
         out.summary.metrics.real("wait_mean").unwrap()
     };

@@ -655,8 +655,8 @@ fn shipped_figure_specs_draw_from_their_studies() {
         checked += 1;
     }
     assert_eq!(
-        checked, 6,
-        "me_load, me_speed, le_speed, le_nodes, le_variants, le_variants_dense"
+        checked, 7,
+        "me_load, me_speed, me_variants, le_speed, le_nodes, le_variants, le_variants_dense"
     );
 }
 
@@ -900,4 +900,159 @@ fn indicators_mark_violating_and_stopped_runs() {
         figures::column_label("violated"),
         "fraction of runs with a safety violation"
     );
+}
+
+/// Variants: Raymond with both routing modes and me-krl with two token counts, 2 rates ×
+/// 3 replications (18 runs), stored once per test binary.
+const VARIANTS_SPEC: &str = r#"name = "var"
+master_seed = 4
+replications = 3
+algorithms = ["me-raymond", "me-krl"]
+
+[mobility]
+nodes = 10
+area = "600x300"
+speed_min = 1.0
+speed_max = 10.0
+pause = 10.0
+duration = 60.0
+
+[workload]
+rate = [0.1, 1.0]
+cs_time = 0.05
+
+[params.me-raymond]
+routing = ["oracle", "discovery"]
+
+[params.me-krl]
+k = [1, 2]
+"#;
+
+fn variants_experiment() -> Experiment {
+    static RESULTS: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, results) = RESULTS.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let spec = tmp.path().join("var.toml");
+        std::fs::write(&spec, VARIANTS_SPEC).unwrap();
+        let results = tmp.path().join("results");
+        let out = linkrev(&[
+            "sweep",
+            spec.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (tmp, results)
+    });
+    Experiment::open(results).unwrap()
+}
+
+#[test]
+fn variants_name_the_parameters_that_vary_among_an_algorithms_runs() {
+    let e = variants_experiment();
+    let mut variants: Vec<String> = texts(&e.runs, "variant").into_iter().flatten().collect();
+    variants.sort();
+    variants.dedup();
+    // `holder` and `forwarding` are fixed, so they are left out.
+    assert_eq!(
+        variants,
+        [
+            "me-krl k=1",
+            "me-krl k=2",
+            "me-raymond routing=discovery",
+            "me-raymond routing=oracle"
+        ]
+    );
+    // Where no parameter varies, the variant is the algorithm.
+    let plain = experiment();
+    assert_eq!(
+        texts(&plain.runs, "variant"),
+        texts(&plain.runs, "algorithm")
+    );
+}
+
+/// The parts of a breakdown add up: a run's messages are split among the kinds, so at
+/// each x the mean per-CS-entry counts of the kinds sum to the mean messages per CS
+/// entry of the same runs, computed here from the runs table.
+#[test]
+fn a_breakdown_of_messages_by_kind_adds_up_to_messages_per_cs_entry() {
+    let e = variants_experiment();
+    let spec = figure(
+        "[[figure]]\nname = \"k\"\nkind = \"breakdown\"\nx = \"rate\"\nfacet = \"variant\"\n\
+         series = []\ny = [\"msgs_request_per_cs\", \"msgs_token_per_cs\", \
+         \"msgs_link_info_per_cs\", \"msgs_route_request_per_cs\", \"msgs_route_reply_per_cs\"]\n",
+    );
+    let fig = figures::build(&spec, &e).unwrap();
+    assert_eq!(fig.panels.len(), 4, "one panel per variant");
+    let (variant, rate, per_cs) = (
+        texts(&e.runs, "variant"),
+        f64s(&e.runs, "rate"),
+        f64s(&e.runs, "msgs_per_cs"),
+    );
+    let mut discovery_charged = false;
+    for panel in &fig.panels {
+        assert_eq!(panel.chart.series.len(), 5, "{}", panel.stem);
+        let name = panel
+            .chart
+            .title
+            .split("variant = ")
+            .nth(1)
+            .unwrap()
+            .trim_end_matches(')');
+        for x in [0.1, 1.0] {
+            let parts: f64 = panel
+                .chart
+                .series
+                .iter()
+                .map(|s| s.points.iter().find(|p| p.x == x).map_or(0.0, |p| p.y))
+                .sum();
+            let whole: Vec<f64> = (0..e.runs.height())
+                .filter(|&i| variant[i].as_deref() == Some(name) && rate[i] == Some(x))
+                .filter_map(|i| per_cs[i])
+                .collect();
+            let whole = whole.iter().sum::<f64>() / whole.len() as f64;
+            assert!(close(parts, whole), "{name} at {x}: {parts} vs {whole}");
+        }
+        let route = &panel.chart.series[3];
+        if name == "me-raymond routing=discovery" {
+            discovery_charged = route.points.iter().all(|p| p.y > 0.0);
+        } else {
+            assert!(
+                route.points.iter().all(|p| p.y == 0.0),
+                "{name} pays no routes"
+            );
+        }
+    }
+    assert!(discovery_charged);
+}
+
+#[test]
+fn paired_figures_pair_variants_and_name_them_when_one_is_missing() {
+    let e = variants_experiment();
+    let paired = |a: &str, b: &str| {
+        figure(&format!(
+            "[[figure]]\nname = \"d\"\nkind = \"paired\"\nx = \"rate\"\ny = \"msgs_per_cs\"\n\
+             a = \"{a}\"\nb = \"{b}\"\n"
+        ))
+    };
+    let fig = figures::build(
+        &paired("me-raymond routing=discovery", "me-raymond routing=oracle"),
+        &e,
+    )
+    .unwrap();
+    let points = &fig.panels[0].chart.series[0].points;
+    assert_eq!(points.len(), 2);
+    assert!(
+        points.iter().all(|p| p.y > 0.0),
+        "discovery costs more: {points:?}"
+    );
+    let err = figures::build(&paired("me-raymond", "me-krl k=1"), &e)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("me-raymond routing=discovery"), "{err}");
 }

@@ -27,7 +27,11 @@ pub const METRICS: &[Metric] = &[
     ),
     messages("msgs_request", "Request messages", &["Request"]),
     // RL's Token and Raymond's PRIVILEGE: the same role, one column.
-    messages("msgs_token", "Token (PRIVILEGE) messages", &["Token", "Privilege"]),
+    messages(
+        "msgs_token",
+        "Token (PRIVILEGE) messages",
+        &["Token", "Privilege"],
+    ),
     messages("msgs_link_info", "LinkInfo messages", &["LinkInfo"]),
     messages(
         "msgs_route_request",

@@ -127,7 +127,7 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
             let columns = experiment.store.columns(table.name())?;
             needed.retain(|c| columns.iter().any(|k| k == c) || *c == spec.x);
             let df = experiment.store.read_columns(table.name(), &needed)?;
-            let df = only_committed(df, &experiment.runs)?;
+            let df = with_variant(only_committed(df, &experiment.runs)?, &experiment.runs)?;
             let df = prepare(spec, experiment, table.name(), &df, &[])?;
             (ecdf_panels(spec, &df, table)?, df)
         }
@@ -261,6 +261,27 @@ fn only_committed(df: DataFrame, runs: &DataFrame) -> anyhow::Result<DataFrame> 
     Ok(df.filter(&mask)?)
 }
 
+/// `df` (a per-event table) with each row's run's [`super::VARIANT`], from the runs
+/// table.
+fn with_variant(df: DataFrame, runs: &DataFrame) -> anyhow::Result<DataFrame> {
+    let variant_of: std::collections::HashMap<u64, String> = runs
+        .column("run_index")?
+        .u64()?
+        .into_no_null_iter()
+        .zip(column_text(runs, super::VARIANT)?)
+        .map(|(i, v)| (i, v.unwrap_or_default()))
+        .collect();
+    let variants: Vec<Option<&str>> = df
+        .column("run_index")?
+        .u64()?
+        .iter()
+        .map(|i| i.and_then(|i| variant_of.get(&i)).map(String::as_str))
+        .collect();
+    let mut df = df;
+    df.with_column(Column::new(super::VARIANT.into(), variants))?;
+    Ok(df)
+}
+
 /// Checks the figure's columns against `df` (a table of `experiment`), applies the
 /// filter, and refuses swept columns the figure would silently pool over.
 fn prepare(
@@ -387,9 +408,8 @@ fn prepare(
         .chain(spec.facet.as_deref())
         .collect();
     // Naming the variant names every algorithm parameter, as pairing variants does.
-    let algorithm_param = |axis: &str| {
-        Algorithm::all().any(|a| a.params().iter().any(|p| p.name == axis))
-    };
+    let algorithm_param =
+        |axis: &str| Algorithm::all().any(|a| a.params().iter().any(|p| p.name == axis));
     let by_variant =
         named.contains(&super::VARIANT) || matches!(spec.kind, FigureKind::Paired { .. });
     for (axis, _) in &experiment.plan.axes {
@@ -703,7 +723,11 @@ fn line_panels(
     Ok(panels)
 }
 
-fn breakdown_panels(spec: &FigureSpec, df: &DataFrame, ys: &[String]) -> anyhow::Result<Vec<Panel>> {
+fn breakdown_panels(
+    spec: &FigureSpec,
+    df: &DataFrame,
+    ys: &[String],
+) -> anyhow::Result<Vec<Panel>> {
     let mut keys: Vec<&str> = spec.facet.iter().map(String::as_str).collect();
     keys.extend(spec.series.iter().map(String::as_str));
     keys.push(&spec.x);
@@ -725,7 +749,10 @@ fn breakdown_panels(spec: &FigureSpec, df: &DataFrame, ys: &[String]) -> anyhow:
     series.push(BREAKDOWN.to_string());
     let default_title = format!("Breakdown vs {}", column_label(&spec.x));
     let title = spec.title.clone().unwrap_or(default_title);
-    let y_label = spec.y_label.clone().unwrap_or_else(|| "mean per run".into());
+    let y_label = spec
+        .y_label
+        .clone()
+        .unwrap_or_else(|| "mean per run".into());
     let mut panels = Vec::new();
     for (facet, rows) in facets(spec, &summary)? {
         let table = take_rows(&summary, &rows)?;

@@ -491,7 +491,9 @@ pub fn default_figures(experiments: &[Experiment]) -> Vec<FigureSpec> {
                 }
                 // Only two algorithms with one variant each pair by name.
                 let one_variant = |a: &Algorithm| {
-                    !others.iter().any(|n| a.params().iter().any(|p| p.name == n))
+                    !others
+                        .iter()
+                        .any(|n| a.params().iter().any(|p| p.name == n))
                 };
                 if let (Some(y), [a, b]) = (family.paired_metric(), present.as_slice())
                     && one_variant(a)

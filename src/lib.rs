@@ -27,7 +27,7 @@
 //! - [`topology::stats`]: mobility statistics (link changes, degree, components, speed).
 //! - [`protocol`]: the sans-IO `Protocol` trait, `Ctx` effects, view traits, algorithm
 //!   parameters (`config`) and a hand-driven test harness; one file per algorithm
-//!   (`le_malpani`, `me_rl`, `me_raymond`).
+//!   (`le_malpani`, `le_tora5`, `le_ingram`, `me_rl`, `me_krl`, `me_raymond`).
 //! - [`registry`]: the one list of algorithms (name, description, family, parameters,
 //!   runner); everything that lists or runs algorithms reads it.
 //! - [`family`]: problem families (leader election, mutual exclusion): each declares

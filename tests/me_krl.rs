@@ -5,38 +5,17 @@
 
 mod common;
 
-use common::timeline;
+use common::{me_config, timeline};
 use linkrev::mobility::Area;
 use linkrev::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist, StartMode};
 use linkrev::protocol::AlgoParams;
 use linkrev::registry::Algorithm;
 use linkrev::run::RunOutput;
-use linkrev::sim::{
-    ChangeMode, CsTime, DelayModel, Duration, LinkBreak, NetworkConfig, RunConfig, SimTime,
-    WorkloadConfig,
-};
+use linkrev::sim::{RunConfig, SimTime};
 use linkrev::topology::events::{LinkTimeline, link_timeline};
 
 fn config(seed: u64, duration: f64, rate: f64, cs_time: f64) -> RunConfig {
-    RunConfig {
-        network: NetworkConfig {
-            delay: DelayModel::Uniform {
-                min: Duration::from_secs_f64(0.001),
-                max: Duration::from_secs_f64(0.005),
-            },
-            link_break: LinkBreak::Drain,
-            detection_delay: Duration(0),
-            changes: ChangeMode::Overlap,
-        },
-        workload: Some(WorkloadConfig {
-            rate,
-            cs_time: CsTime::Exponential {
-                mean: Duration::from_secs_f64(cs_time),
-            },
-        }),
-        duration: SimTime::from_secs_f64(duration),
-        seed,
-    }
+    me_config(seed, duration, rate, cs_time, false)
 }
 
 fn run(name: &str, params: &[&str], tl: &LinkTimeline, config: RunConfig) -> RunOutput {

@@ -4,14 +4,10 @@
 
 mod common;
 
-use common::timeline;
+use common::{me_config, timeline};
 use linkrev::protocol::{AlgoParams, ParamValue};
 use linkrev::registry::Algorithm;
 use linkrev::run::RunOutput;
-use linkrev::sim::{
-    ChangeMode, CsTime, DelayModel, Duration, LinkBreak, NetworkConfig, RunConfig, SimTime,
-    WorkloadConfig,
-};
 use linkrev::topology::events::LinkChange;
 
 const DURATION: f64 = 10.0;
@@ -21,29 +17,7 @@ fn run(name: &str, holder: i64, rate: f64, events: &[(f64, u32, u32, LinkChange)
     let params =
         AlgoParams::resolve(algorithm.params(), [("holder", ParamValue::Int(holder))]).unwrap();
     let tl = timeline(4, DURATION, &[(0, 1), (1, 2), (2, 3)], events);
-    let mut config = run_config();
-    config.workload = Some(WorkloadConfig {
-        rate,
-        cs_time: CsTime::Constant(Duration::from_secs_f64(0.01)),
-    });
-    algorithm.run(&params, &tl, config)
-}
-
-fn run_config() -> RunConfig {
-    RunConfig {
-        network: NetworkConfig {
-            delay: DelayModel::Uniform {
-                min: Duration::from_secs_f64(0.001),
-                max: Duration::from_secs_f64(0.005),
-            },
-            link_break: LinkBreak::Drain,
-            detection_delay: Duration(0),
-            changes: ChangeMode::Overlap,
-        },
-        workload: None,
-        duration: SimTime::from_secs_f64(DURATION),
-        seed: 7,
-    }
+    algorithm.run(&params, &tl, me_config(7, DURATION, rate, 0.01, true))
 }
 
 fn count(out: &RunOutput, column: &str) -> u64 {
@@ -112,12 +86,7 @@ fn raymond_discovers_each_route_once_on_a_static_path() {
         AlgoParams::from_texts(algorithm.params(), &["routing=discovery".to_string()]).unwrap();
     let oracle = run("me-raymond", 0, 2.0, &[]);
     let tl = timeline(4, DURATION, &[(0, 1), (1, 2), (2, 3)], &[]);
-    let mut config = run_config();
-    config.workload = Some(WorkloadConfig {
-        rate: 2.0,
-        cs_time: CsTime::Constant(Duration::from_secs_f64(0.01)),
-    });
-    let out = algorithm.run(&params, &tl, config);
+    let out = algorithm.run(&params, &tl, me_config(7, DURATION, 2.0, 0.01, true));
     let (floods, replies) = (
         count(&out, "msgs_route_request"),
         count(&out, "msgs_route_reply"),

@@ -697,19 +697,20 @@ fn line_panels(
     for (facet, rows) in facets(spec, &summary)? {
         let table = take_rows(&summary, &rows)?;
         let labels = series_labels(&table, &spec.series)?;
-        let (stem, panel_title) = panel_names(spec, &title, &facet);
-        let mut chart = base_chart(spec, panel_title, column_label(&spec.x), y_label.clone());
-        chart.series = summary_series(&table, &spec.x, statistic, &labels, with_ci)?;
+        let (stem, chart, intervals) = summary_chart(
+            spec,
+            (&title, &facet),
+            &y_label,
+            &table,
+            (statistic, &labels),
+            with_ci,
+        )?;
         let reps = format!("n = {}", n_range(&table)?);
         let what = match (statistic, with_ci) {
             ("mean", true) => "mean over runs with its 95% Student-t confidence interval",
             ("mean", false) => "mean over runs",
             ("median", _) => "median over runs",
             _ => "95th percentile over runs",
-        };
-        let intervals = match with_ci {
-            true => interval_notes(spec, &table)?,
-            false => String::new(),
         };
         panels.push(Panel {
             stem,
@@ -721,6 +722,31 @@ fn line_panels(
         });
     }
     Ok(panels)
+}
+
+/// One panel's file stem, chart and interval notes, from its summary table: a line per
+/// label, plotting the summary column `statistic` (with its interval when `with_ci`).
+fn summary_chart(
+    spec: &FigureSpec,
+    (title, facet): (&str, &Option<String>),
+    y_label: &str,
+    table: &DataFrame,
+    (statistic, labels): (&str, &[String]),
+    with_ci: bool,
+) -> anyhow::Result<(String, LineChart, String)> {
+    let (stem, panel_title) = panel_names(spec, title, facet);
+    let mut chart = base_chart(
+        spec,
+        panel_title,
+        column_label(&spec.x),
+        y_label.to_string(),
+    );
+    chart.series = summary_series(table, &spec.x, statistic, labels, with_ci)?;
+    let intervals = match with_ci {
+        true => interval_notes(spec, table)?,
+        false => String::new(),
+    };
+    Ok((stem, chart, intervals))
 }
 
 fn breakdown_panels(
@@ -757,13 +783,14 @@ fn breakdown_panels(
     for (facet, rows) in facets(spec, &summary)? {
         let table = take_rows(&summary, &rows)?;
         let labels = series_labels(&table, &series)?;
-        let (stem, panel_title) = panel_names(spec, &title, &facet);
-        let mut chart = base_chart(spec, panel_title, column_label(&spec.x), y_label.clone());
-        chart.series = summary_series(&table, &spec.x, "mean", &labels, with_ci)?;
-        let intervals = match with_ci {
-            true => interval_notes(spec, &table)?,
-            false => String::new(),
-        };
+        let (stem, chart, intervals) = summary_chart(
+            spec,
+            (&title, &facet),
+            &y_label,
+            &table,
+            ("mean", &labels),
+            with_ci,
+        )?;
         panels.push(Panel {
             stem,
             chart,

@@ -565,20 +565,7 @@ impl<M: Message> Network<M> {
     }
 
     fn shortest_path_hop(&mut self, from: NodeId, dest: NodeId) -> Option<NodeId> {
-        if !self.graph.connected(from, dest) {
-            return None;
-        }
-        let dist = &mut self.scratch_dist;
-        dist.fill(UNREACHED);
-        let graph = &self.graph;
-        breadth_first(|v| graph.neighbours(v), dest, Some(from), dist, |_, _| {});
-        let target = dist[from as usize].checked_sub(1)?;
-        self.graph
-            .neighbours(from)
-            .iter()
-            .copied()
-            .filter(|&w| dist[w as usize] == target)
-            .min()
+        self.shortest_path(from, dest)?.get(1).copied()
     }
 }
 

@@ -20,7 +20,10 @@ use crate::protocol::le_tora5::LeTora5;
 use crate::protocol::me_krl::Krl;
 use crate::protocol::me_raymond::Raymond;
 use crate::protocol::me_rl::Rl;
-use crate::protocol::{AlgoParams, LeaderView, ParamDef, Protocol, ProtocolConfig, TokenView};
+use crate::protocol::route_gb::{GbFull, GbPartial};
+use crate::protocol::{
+    AlgoParams, LeaderView, ParamDef, Protocol, ProtocolConfig, RouteView, TokenView,
+};
 use crate::run::RunOutput;
 use crate::sim::RunConfig;
 use crate::topology::events::LinkTimeline;
@@ -57,6 +60,14 @@ pub static REGISTRY: &[AlgorithmDef] = &[
     mutual_exclusion::<Raymond>(
         "me-raymond",
         "Raymond's tree token algorithm (1989), the baseline, over a routing layer: free (oracle) or paid for (discovery)",
+    ),
+    route::<GbFull>(
+        "gb-full",
+        "Routes to one destination by full link reversal (Gafni, Bertsekas 1981): a sink reverses all its links",
+    ),
+    route::<GbPartial>(
+        "gb-partial",
+        "Routes to one destination by partial link reversal (Gafni, Bertsekas 1981): a sink reverses the links of neighbours that have not reversed since it last did",
     ),
 ];
 
@@ -127,6 +138,15 @@ pub const fn mutual_exclusion<P: Protocol + TokenView>(
 ) -> AlgorithmDef {
     let runner: Runner = family::mutual_exclusion::run::<P>;
     entry::<P>(name, description, Family::MutualExclusion, runner)
+}
+
+/// A route-family algorithm: runs with the destination-orientation monitor and metrics.
+pub const fn route<P: Protocol + RouteView>(
+    name: &'static str,
+    description: &'static str,
+) -> AlgorithmDef {
+    let runner: Runner = family::route::run::<P>;
+    entry::<P>(name, description, Family::Route, runner)
 }
 
 /// A registered algorithm: a small copyable handle on its [`REGISTRY`] entry.

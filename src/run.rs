@@ -4,6 +4,7 @@
 
 use crate::family::{Family, FamilyMetrics};
 use crate::observe::le::ChangeRecord;
+use crate::observe::route::RouteChangeRecord;
 use crate::observe::safety::{SafetyLog, Violation};
 use crate::protocol::AlgoParams;
 use crate::registry::Algorithm;
@@ -60,6 +61,8 @@ pub enum EventRecords {
     Changes(Vec<ChangeRecord>),
     /// Mutual exclusion: one record per CS request.
     Requests(Vec<RequestRecord>),
+    /// Routes: one record per topology change.
+    RouteChanges(Vec<RouteChangeRecord>),
 }
 
 /// Everything one run produces.
@@ -76,6 +79,14 @@ impl RunOutput {
     pub fn changes(&self) -> &[ChangeRecord] {
         match &self.events {
             EventRecords::Changes(c) => c,
+            _ => &[],
+        }
+    }
+
+    /// The route-change records (none for a family without them).
+    pub fn route_changes(&self) -> &[RouteChangeRecord] {
+        match &self.events {
+            EventRecords::RouteChanges(r) => r,
             _ => &[],
         }
     }

@@ -12,6 +12,10 @@
 //!   network connected (the setting in which the slides' rules are correct): no
 //!   violation, no storm, every change applied, and the last change converges, i.e.
 //!   the run ends with one leader that is the only sink and every view accurate.
+//! - Routes, under random changes that may partition the network: the destination's
+//!   component is legal whenever it is quiescent, no storm, and every change outside a
+//!   partition that is not censored converges (the destination's component ends with
+//!   a route from every node and every view accurate).
 
 #[path = "common/scenario.rs"]
 mod scenario;
@@ -165,6 +169,46 @@ fn leader_election_suite(algorithm: Algorithm) {
     }
 }
 
+fn route_suite(algorithm: Algorithm) {
+    let mut runner = TestRunner::new(Config::with_cases(CASES));
+    let result = runner.run(&scenario(), |s| {
+        let out = run(algorithm, &s, ChangeMode::Overlap);
+        let summary = &out.summary;
+        prop_assert_eq!(
+            summary.safety_violations,
+            0,
+            "{:?} with {:?}",
+            summary.first_violation,
+            params_for(algorithm, &s)
+        );
+        prop_assert!(summary.aborted.is_none(), "{:?}", summary.aborted);
+        messages_by_kind_add_up(&out)?;
+        // Once the changes stop, the destination's component settles: the last change
+        // that is neither censored nor inside a partition converges.
+        for c in out
+            .route_changes()
+            .iter()
+            .filter(|c| !c.censored && !c.partitioned)
+        {
+            prop_assert!(
+                c.converged,
+                "the change {} {}-{} at {} s never converged",
+                c.kind,
+                c.a,
+                c.b,
+                c.time_s
+            );
+            prop_assert!(c.nodes_reversed <= c.reversals);
+        }
+        let count = |c: &str| summary.metrics.count(c).expect("a route metric");
+        prop_assert!(count("partitioned_reversals") <= count("reversals"));
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{} fails the route suite: {e}", algorithm.name());
+    }
+}
+
 /// Every registered algorithm passes its family's suite.
 #[test]
 fn every_registered_algorithm_passes_its_familys_suite() {
@@ -172,6 +216,7 @@ fn every_registered_algorithm_passes_its_familys_suite() {
         match algorithm.family() {
             Family::LeaderElection => leader_election_suite(algorithm),
             Family::MutualExclusion => mutual_exclusion_suite(algorithm),
+            Family::Route => route_suite(algorithm),
         }
     }
 }

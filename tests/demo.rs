@@ -42,7 +42,7 @@ fn quick_demo_writes_every_figure_and_is_thread_count_independent() {
         .filter_map(|l| l.strip_prefix("name = \""))
         .map(|l| l.trim_end_matches('"'))
         .collect();
-    assert_eq!(names.len(), 14);
+    assert_eq!(names.len(), 15);
     let files: Vec<String> = std::fs::read_dir(out1.join("figures"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

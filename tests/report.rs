@@ -655,8 +655,9 @@ fn shipped_figure_specs_draw_from_their_studies() {
         checked += 1;
     }
     assert_eq!(
-        checked, 7,
-        "me_load, me_speed, me_variants, le_speed, le_nodes, le_variants, le_variants_dense"
+        checked, 8,
+        "me_load, me_speed, me_variants, le_speed, le_nodes, le_variants, le_variants_dense, \
+         gb_reversal"
     );
 }
 

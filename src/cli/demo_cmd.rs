@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The demo's experiments: (spec path shown to users, spec text).
-const SPECS: [(&str, &str); 2] = [
+const SPECS: [(&str, &str); 3] = [
     (
         "analysis/demo/me.toml",
         include_str!("../../analysis/demo/me.toml"),
@@ -21,6 +21,10 @@ const SPECS: [(&str, &str); 2] = [
     (
         "analysis/demo/le.toml",
         include_str!("../../analysis/demo/le.toml"),
+    ),
+    (
+        "analysis/demo/route.toml",
+        include_str!("../../analysis/demo/route.toml"),
     ),
 ];
 const FIGURES: (&str, &str) = (

@@ -251,13 +251,21 @@ fn print_summary(s: &RunSummary, params: &AlgoParams) {
     if s.changes_pending_at_end > 0 {
         println!("changes never applied {}", s.changes_pending_at_end);
     }
+    // At least one space after the longest column name.
+    let width = s
+        .metrics
+        .iter()
+        .map(|(m, _)| m.column.len() + 1)
+        .max()
+        .unwrap_or(0)
+        .max(22);
     for (metric, value) in s.metrics.iter() {
         let value = match value {
             MetricValue::Real(Some(x)) => format!("{x:.4}"),
             MetricValue::Real(None) => "n/a".to_string(),
             MetricValue::Count(c) => c.to_string(),
         };
-        println!("{:<22}{value:<12}{}", metric.column, metric.label);
+        println!("{:<width$}{value:<12}{}", metric.column, metric.label);
     }
     println!("tokens lost           {}", s.tokens_lost);
     println!("safety violations     {}", s.safety_violations);

@@ -13,9 +13,12 @@
 //! - [`leader_election`]: one leader per component (Malpani, Welch and Vaidya's
 //!   problem).
 //! - [`mutual_exclusion`]: a token that grants the critical section (RL, Raymond).
+//! - [`route`]: a destination-oriented DAG: a route from every node to one
+//!   destination (Gafni–Bertsekas link reversal).
 
 pub mod leader_election;
 pub mod mutual_exclusion;
+pub mod route;
 
 use crate::protocol::Message;
 use crate::sim::RunCounters;
@@ -29,6 +32,8 @@ pub enum Family {
     LeaderElection,
     /// Grant the critical section to one node at a time, on request.
     MutualExclusion,
+    /// Keep a route from every node to one destination (a destination-oriented DAG).
+    Route,
 }
 
 /// Whether a metric is a real number or a count (its column's type).
@@ -164,17 +169,24 @@ pub enum EventTable {
     Requests,
     /// Leader election: one row per topology change.
     Changes,
+    /// Routes: one row per topology change, with its reversal steps.
+    RouteChanges,
 }
 
 impl EventTable {
     /// Every per-event table, in the order they are searched and listed.
-    pub const ALL: [EventTable; 2] = [EventTable::Requests, EventTable::Changes];
+    pub const ALL: [EventTable; 3] = [
+        EventTable::Requests,
+        EventTable::Changes,
+        EventTable::RouteChanges,
+    ];
 
     /// The table's name in the store (`requests`).
     pub fn name(self) -> &'static str {
         match self {
             EventTable::Requests => "requests",
             EventTable::Changes => "changes",
+            EventTable::RouteChanges => "route_changes",
         }
     }
 
@@ -182,7 +194,7 @@ impl EventTable {
     pub fn events(self) -> &'static str {
         match self {
             EventTable::Requests => "requests",
-            EventTable::Changes => "topology changes",
+            EventTable::Changes | EventTable::RouteChanges => "topology changes",
         }
     }
 
@@ -190,7 +202,7 @@ impl EventTable {
     pub fn unfinished(self) -> &'static str {
         match self {
             EventTable::Requests => "never served",
-            EventTable::Changes => "never converged",
+            EventTable::Changes | EventTable::RouteChanges => "never converged",
         }
     }
 
@@ -201,6 +213,12 @@ impl EventTable {
             EventTable::Changes => &[
                 ("convergence_time_s", "convergence time (s)"),
                 ("messages", "messages"),
+            ],
+            EventTable::RouteChanges => &[
+                ("convergence_time_s", "convergence time (s)"),
+                ("messages", "messages"),
+                ("reversals", "reversal steps"),
+                ("nodes_reversed", "nodes that reversed"),
             ],
         }
     }
@@ -219,6 +237,11 @@ impl EventTable {
                 "censored_changes",
                 "topology changes whose convergence the run's end cut off",
             ),
+            EventTable::RouteChanges => (
+                "route_censored_changes",
+                "route_censored_changes",
+                "topology changes whose convergence the run's end cut off",
+            ),
         }
     }
 }
@@ -227,20 +250,25 @@ impl Family {
     /// Every family. The order is the order of their metric columns in the `runs`
     /// table, which every sweep writes whole (null where a metric does not apply), so
     /// the tables of different studies have one schema.
-    pub const ALL: [Family; 2] = [Family::LeaderElection, Family::MutualExclusion];
+    pub const ALL: [Family; 3] = [
+        Family::LeaderElection,
+        Family::MutualExclusion,
+        Family::Route,
+    ];
 
     /// The family's name in listings (`leader-election`).
     pub fn name(self) -> &'static str {
         match self {
             Family::LeaderElection => "leader-election",
             Family::MutualExclusion => "mutual-exclusion",
+            Family::Route => "route",
         }
     }
 
     /// Whether runs need a CS workload (`[workload]` in specs, `--rate`/`--cs-time`).
     pub fn needs_workload(self) -> bool {
         match self {
-            Family::LeaderElection => false,
+            Family::LeaderElection | Family::Route => false,
             Family::MutualExclusion => true,
         }
     }
@@ -250,6 +278,7 @@ impl Family {
         match self {
             Family::LeaderElection => leader_election::METRICS,
             Family::MutualExclusion => mutual_exclusion::METRICS,
+            Family::Route => route::METRICS,
         }
     }
 
@@ -258,6 +287,7 @@ impl Family {
         match self {
             Family::LeaderElection => EventTable::Changes,
             Family::MutualExclusion => EventTable::Requests,
+            Family::Route => EventTable::RouteChanges,
         }
     }
 
@@ -266,6 +296,7 @@ impl Family {
         match self {
             Family::LeaderElection => &["conv_time_mean", "msgs_per_change"],
             Family::MutualExclusion => &["wait_mean", "msgs_per_cs"],
+            Family::Route => &["reversals_per_change", "route_conv_time_mean"],
         }
     }
 
@@ -273,7 +304,7 @@ impl Family {
     /// difference) when exactly two algorithms of the family ran.
     pub fn paired_metric(self) -> Option<&'static str> {
         match self {
-            Family::LeaderElection => None,
+            Family::LeaderElection | Family::Route => None,
             Family::MutualExclusion => Some("wait_mean"),
         }
     }
@@ -283,7 +314,9 @@ impl Family {
     /// ratio is per). Used for the messages-by-kind ratios ([`message_ratios`]).
     pub fn per_event(self) -> (&'static str, &'static str, &'static str) {
         match self {
-            Family::LeaderElection => ("topology_changes", "per_change", "per topology change"),
+            Family::LeaderElection | Family::Route => {
+                ("topology_changes", "per_change", "per topology change")
+            }
             Family::MutualExclusion => ("cs_entries", "per_cs", "per CS entry"),
         }
     }

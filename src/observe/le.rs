@@ -35,6 +35,7 @@
 //!   time (`serialize`); under `overlap` a violation is a finding about the algorithm,
 //!   not a simulator error.
 
+use super::components;
 use super::safety::{SafetyLog, Violation};
 use crate::NodeId;
 use crate::protocol::{LeaderView, Protocol};
@@ -95,22 +96,6 @@ pub struct LeMonitor {
     /// illegal and has not been found legal since. An illegal component with none of
     /// these is a new incident.
     illegal_nodes: Vec<bool>,
-}
-
-/// The nodes of every component, grouped by the tracker's labels.
-fn components(graph: &ComponentTracker) -> Vec<Vec<NodeId>> {
-    let n = graph.node_count();
-    let mut slot = vec![usize::MAX; n];
-    let mut groups: Vec<Vec<NodeId>> = Vec::new();
-    for v in 0..n as NodeId {
-        let label = graph.label(v) as usize;
-        if slot[label] == usize::MAX {
-            slot[label] = groups.len();
-            groups.push(Vec::new());
-        }
-        groups[slot[label]].push(v);
-    }
-    groups
 }
 
 /// Whether `members` (one component) is legal; otherwise why, and the nodes involved.

@@ -128,6 +128,7 @@ pub mod le_tora5;
 pub mod me_krl;
 pub mod me_raymond;
 pub mod me_rl;
+pub mod route_gb;
 pub mod testkit;
 
 pub use config::{
@@ -294,6 +295,17 @@ pub trait Protocol: Clone + Debug + Sized {
     /// needs.
     fn initial_states(config: &Self::Config, neighbours: &[Vec<NodeId>]) -> Vec<Self>;
 
+    /// Whether every node is started: [`Self::on_start`] called once per node at
+    /// t = 0, as its own event, before anything else happens. Off by default, so a
+    /// protocol that needs no start costs no events.
+    const STARTS: bool = false;
+
+    /// The run starts (only if [`Self::STARTS`]): a node may act on its initial state,
+    /// as a sink of Gafni–Bertsekas link reversal does.
+    fn on_start(&mut self, ctx: &mut Ctx<Self::Msg>) {
+        let _ = ctx;
+    }
+
     /// A link to `peer` formed. Both endpoints are told.
     fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<Self::Msg>);
 
@@ -323,6 +335,19 @@ pub trait LeaderView {
     type Height: Ord + Clone + Debug;
     /// The node this node believes leads its component.
     fn leader(&self) -> NodeId;
+    /// This node's own height.
+    fn height(&self) -> Self::Height;
+    /// What this node believes neighbour `j`'s height is, if it knows `j`.
+    fn neighbour_height(&self, j: NodeId) -> Option<Self::Height>;
+}
+
+/// What monitors read from a node of the route family (a destination-oriented DAG).
+pub trait RouteView: Protocol {
+    /// A node's height: totally ordered; each link points from its higher end to its
+    /// lower end.
+    type Height: Ord + Clone + Debug;
+    /// The destination of a run configured with `config` (its height never changes).
+    fn destination(config: &Self::Config) -> NodeId;
     /// This node's own height.
     fn height(&self) -> Self::Height;
     /// What this node believes neighbour `j`'s height is, if it knows `j`.

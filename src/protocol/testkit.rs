@@ -52,7 +52,14 @@ impl<P: Protocol> Harness<P> {
             list.sort_unstable();
             list.dedup();
         }
-        Self::with_states(P::initial_states(config, &neighbours), links)
+        let mut harness = Self::with_states(P::initial_states(config, &neighbours), links);
+        if P::STARTS {
+            for node in 0..n {
+                let node = NodeId::try_from(node).expect("node count fits NodeId");
+                harness.run(node, |p, ctx| p.on_start(ctx));
+            }
+        }
+        harness
     }
 
     /// Nodes in given states (for the slides' examples, which start mid-run).

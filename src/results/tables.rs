@@ -249,7 +249,56 @@ pub fn event_frame(
     match table {
         EventTable::Changes => changes_frame(records, schema),
         EventTable::Requests => requests_frame(records, schema),
+        EventTable::RouteChanges => route_changes_frame(records, schema),
     }
+}
+
+/// One row per topology change of the route-family runs.
+pub fn route_changes_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<DataFrame> {
+    let counts: Vec<usize> = records
+        .iter()
+        .map(|r| r.output.route_changes().len())
+        .collect();
+    let mut columns = id_columns(records, &counts, schema);
+    let rows = || records.iter().flat_map(|r| r.output.route_changes().iter());
+    columns.extend([
+        Column::new(
+            "time_s".into(),
+            rows().map(|c| c.time_s).collect::<Vec<_>>(),
+        ),
+        Column::new("kind".into(), rows().map(|c| c.kind).collect::<Vec<_>>()),
+        Column::new("a".into(), rows().map(|c| c.a).collect::<Vec<_>>()),
+        Column::new("b".into(), rows().map(|c| c.b).collect::<Vec<_>>()),
+        Column::new(
+            "partitioned".into(),
+            rows().map(|c| c.partitioned).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "converged".into(),
+            rows().map(|c| c.converged).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "convergence_time_s".into(),
+            rows().map(|c| c.convergence_time_s).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "messages".into(),
+            rows().map(|c| c.messages).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "reversals".into(),
+            rows().map(|c| c.reversals).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "nodes_reversed".into(),
+            rows().map(|c| c.nodes_reversed).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "censored".into(),
+            rows().map(|c| c.censored).collect::<Vec<_>>(),
+        ),
+    ]);
+    frame(columns)
 }
 
 /// One row per topology change of the leader-election runs.

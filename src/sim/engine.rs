@@ -120,6 +120,8 @@ enum Event<M> {
         generation: u32,
     },
     Deliver(InFlight<M>),
+    /// Start a node ([`Protocol::STARTS`]).
+    Start(NodeId),
     /// A route discovery for a routed message finished: forward it again.
     Discovered(Parked<M>),
     Request(NodeId),
@@ -223,6 +225,12 @@ impl<'t, P: Protocol> Simulation<'t, P> {
     /// Runs to the configured duration (or until nothing is left to do).
     pub fn run<O: Observer<P>>(&mut self, observer: &mut O) {
         observer.on_start(&self.world(0));
+        if P::STARTS {
+            for node in 0..self.nodes.len() {
+                let node = NodeId::try_from(node).expect("node count fits NodeId");
+                self.queue.push(SimTime::ZERO, Event::Start(node));
+            }
+        }
         if !self.timeline.events.is_empty() {
             self.schedule_topology(0);
         }
@@ -292,6 +300,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
                 }
             }
             Event::Deliver(m) => self.deliver(m, observer, index),
+            Event::Start(node) => self.invoke(node, |p, ctx| p.on_start(ctx)),
             Event::Discovered(waiting) => {
                 self.network.discovery_done(&waiting);
                 self.forward(waiting.at, waiting.origin, waiting.dest, waiting.msg, false);

@@ -247,6 +247,7 @@ const EXPORT_PIECE_ROWS: usize = 200_000;
 /// `linkrev export DIR --csv`: CSV copies of the stored tables, written atomically.
 pub fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     let store = Store::open(&args.dir)?;
+    store.check_tables()?;
     for table in tables() {
         let path = args.dir.join(format!("{table}.csv"));
         let mut rows = 0;

@@ -395,8 +395,30 @@ impl Store {
         Ok(parts)
     }
 
+    /// Refuses a directory whose runs are stored without one of the tables (every
+    /// stored run writes every table, empty or not): one written by an older linkrev.
+    pub fn check_tables(&self) -> anyhow::Result<()> {
+        if self.table_files(RUNS)?.is_empty() {
+            return Ok(());
+        }
+        for table in tables() {
+            if self.table_files(table)?.is_empty() {
+                bail!(
+                    "{}: runs are stored but there is no `{table}` table: the directory was \
+                     written by an older linkrev, whose tables this one cannot extend; run \
+                     the sweep again into a new results directory",
+                    self.dir.display()
+                );
+            }
+        }
+        Ok(())
+    }
+
     fn read(&self, table: &str, columns: Option<Vec<String>>) -> anyhow::Result<DataFrame> {
         let parts = self.table_files(table)?;
+        if parts.is_empty() && table != RUNS {
+            self.check_tables()?;
+        }
         let frames = parts
             .iter()
             .map(|p| match &columns {

@@ -398,3 +398,22 @@ fn a_cut_off_component_reverses_until_it_rejoins() {
         assert!((availability(&healed) - (2.0 * 10.0 + 2.0 * 8.0) / 40.0).abs() < 0.01);
     }
 }
+
+/// With zero delays a cut-off component reverses a nanosecond per step: the run is
+/// stopped and reported, not left to take days.
+#[test]
+fn reversal_with_zero_delays_is_stopped_when_time_barely_advances() {
+    let tl = timeline(
+        4,
+        10.0,
+        &[(0, 1), (1, 2), (2, 3)],
+        &[(1.0, 1, 2, LinkChange::Down)],
+    );
+    let algorithm = Algorithm::parse("gb-full").unwrap();
+    let mut cfg = config(10.0);
+    cfg.network.delay = DelayModel::Constant(Duration(0));
+    let out = algorithm.run(&AlgoParams::defaults(algorithm.params()), &tl, cfg);
+    let why = out.summary.aborted.expect("stopped");
+    assert!(why.contains("barely advances"), "{why}");
+    assert!(out.summary.events > 1_000_000);
+}

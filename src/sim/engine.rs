@@ -18,7 +18,10 @@
 //!   ([`super::network`]); requests and CS durations the workload's
 //!   ([`super::workload`]).
 //! - A run whose messages multiply (more than [`MAX_IN_FLIGHT`] in flight) is stopped
-//!   and reported as aborted.
+//!   and reported as aborted, and so is a run whose simulated time barely advances
+//!   (more than [`MAX_EVENTS_PER_STALL_WINDOW`] events within [`STALL_WINDOW`] of
+//!   simulated time: near-zero delays and a protocol that never goes quiet, such as
+//!   link reversal in a partition, which would otherwise take days to reach the end).
 
 use super::RunCounters;
 use super::network::{InFlight, Network, NetworkConfig, Parked, RouteStep, Tell};
@@ -51,6 +54,17 @@ pub struct RunConfig {
 /// aborted: no algorithm here needs more than a few per link, and a protocol whose
 /// messages multiply (a livelock) would otherwise exhaust memory and never finish.
 pub const MAX_IN_FLIGHT: usize = 100_000;
+
+/// A run with more events than this within [`STALL_WINDOW`] of simulated time is stopped
+/// and reported as aborted: with (near-)zero message delays, a protocol that never goes
+/// quiet (Gafni–Bertsekas or RL reversing in a component cut off from the destination or
+/// the token) advances simulated time by a nanosecond per step and would take days to
+/// reach the end of a run. Millisecond delays come nowhere near it (a wave of 1,600
+/// nodes each messaging 20 neighbours is 32,000 events).
+pub const MAX_EVENTS_PER_STALL_WINDOW: u64 = 1_000_000;
+
+/// The window of simulated time over which [`MAX_EVENTS_PER_STALL_WINDOW`] is counted.
+pub const STALL_WINDOW: Duration = Duration(1_000_000);
 
 /// What observers see after each event.
 pub struct World<'a, P> {
@@ -237,6 +251,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         for (at, node) in self.workload.first_requests() {
             self.queue.push(at, Event::Request(node));
         }
+        let (mut window_start, mut in_window) = (SimTime::ZERO, 0u64);
         while let Some(time) = self.queue.peek_time() {
             if time > self.config.duration {
                 break;
@@ -244,6 +259,10 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             let Some((time, event)) = self.queue.pop() else {
                 break;
             };
+            if time.since(window_start) > STALL_WINDOW {
+                (window_start, in_window) = (time, 0);
+            }
+            in_window += 1;
             self.now = time;
             self.touched.clear();
             self.sent_by.clear();
@@ -257,6 +276,16 @@ impl<'t, P: Protocol> Simulation<'t, P> {
                 self.counters.aborted = Some(format!(
                     "stopped at {}: more than {MAX_IN_FLIGHT} messages in flight (a message storm)",
                     self.now
+                ));
+                break;
+            }
+            if in_window > MAX_EVENTS_PER_STALL_WINDOW {
+                self.counters.aborted = Some(format!(
+                    "stopped at {}: more than {MAX_EVENTS_PER_STALL_WINDOW} events within {} ms \
+                     of simulated time (time barely advances: near-zero delays and a \
+                     protocol that never goes quiet)",
+                    self.now,
+                    STALL_WINDOW.0 / 1_000_000
                 ));
                 break;
             }

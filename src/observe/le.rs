@@ -96,6 +96,18 @@ pub struct LeMonitor {
     /// illegal and has not been found legal since. An illegal component with none of
     /// these is a new incident.
     illegal_nodes: Vec<bool>,
+    /// Per node: the last verdict on its component (`None`: busy). A component none of
+    /// whose nodes was touched, disturbed or at a topology change since has the same
+    /// members, states and traffic as then, so its verdict stands and it is not judged
+    /// again: the cost per event follows what the event touched, not the network.
+    verdict_of: Vec<Option<bool>>,
+    /// Per node: its component does not agree on a leader inside it (counted in
+    /// `leaderless_now`).
+    leaderless: Vec<bool>,
+    /// Endpoints of the topology changes applied during the current event.
+    changed: Vec<NodeId>,
+    /// Scratch: the nodes that make their component dirty in the current event.
+    dirty: Vec<bool>,
 }
 
 /// Whether `members` (one component) is legal; otherwise why, and the nodes involved.
@@ -170,39 +182,94 @@ impl LeMonitor {
         &mut self,
         world: &World<'_, P>,
         groups: &[Vec<NodeId>],
+        dirty: &[bool],
     ) -> Vec<Option<bool>> {
         let mut verdict: Vec<Option<bool>> = vec![None; groups.len()];
         self.illegal_nodes.resize(world.nodes.len(), false);
+        self.verdict_of.resize(world.nodes.len(), None);
         for (i, members) in groups.iter().enumerate() {
-            if !Self::quiescent(world, members) {
+            if !dirty[i] {
+                verdict[i] = self.verdict_of[members[0] as usize];
                 continue;
             }
-            match check_component(world.nodes, world.graph, members) {
-                Ok(()) => {
-                    verdict[i] = Some(true);
-                    for &m in members {
-                        self.illegal_nodes[m as usize] = false;
-                    }
+            let fresh = self.judge_one(world, members);
+            for &m in members {
+                self.verdict_of[m as usize] = fresh;
+            }
+            verdict[i] = fresh;
+        }
+        verdict
+    }
+
+    /// The verdict on one component (see [`Self::judge`]).
+    fn judge_one<P: LeaderView>(
+        &mut self,
+        world: &World<'_, P>,
+        members: &[NodeId],
+    ) -> Option<bool> {
+        if !Self::quiescent(world, members) {
+            return None;
+        }
+        match check_component(world.nodes, world.graph, members) {
+            Ok(()) => {
+                for &m in members {
+                    self.illegal_nodes[m as usize] = false;
                 }
-                Err((detail, nodes)) => {
-                    verdict[i] = Some(false);
-                    let known = members.iter().any(|&m| self.illegal_nodes[m as usize]);
-                    if !known {
-                        self.safety.record(|| Violation {
-                            kind: "illegal_component",
-                            time_s: world.now.as_secs_f64(),
-                            event_index: world.event_index,
-                            nodes,
-                            detail,
-                        });
-                    }
-                    for &m in members {
-                        self.illegal_nodes[m as usize] = true;
-                    }
+                Some(true)
+            }
+            Err((detail, nodes)) => {
+                let known = members.iter().any(|&m| self.illegal_nodes[m as usize]);
+                if !known {
+                    self.safety.record(|| Violation {
+                        kind: "illegal_component",
+                        time_s: world.now.as_secs_f64(),
+                        event_index: world.event_index,
+                        nodes,
+                        detail,
+                    });
+                }
+                for &m in members {
+                    self.illegal_nodes[m as usize] = true;
+                }
+                Some(false)
+            }
+        }
+    }
+
+    /// Which of `groups` an event may have changed: those with a node touched or
+    /// disturbed by it, or at a topology change it applied (all of them at the start).
+    fn dirty_groups<P>(&mut self, world: &World<'_, P>, groups: &[Vec<NodeId>], all: bool) -> Vec<bool> {
+        self.dirty.clear();
+        self.dirty.resize(world.nodes.len(), all);
+        for &v in world.touched.iter().chain(world.disturbed).chain(&self.changed) {
+            self.dirty[v as usize] = true;
+        }
+        self.changed.clear();
+        groups
+            .iter()
+            .map(|g| g.iter().any(|&m| self.dirty[m as usize]))
+            .collect()
+    }
+
+    /// Brings the leaderless node count up to date for the dirty groups.
+    fn update_leaderless<P: LeaderView>(
+        &mut self,
+        world: &World<'_, P>,
+        groups: &[Vec<NodeId>],
+        dirty: &[bool],
+    ) {
+        self.leaderless.resize(world.nodes.len(), false);
+        for (members, _) in groups.iter().zip(dirty).filter(|(_, d)| **d) {
+            let now = !agrees(world.nodes, members);
+            for &m in members {
+                let before = std::mem::replace(&mut self.leaderless[m as usize], now);
+                match (before, now) {
+                    (false, true) => self.leaderless_now += 1,
+                    (true, false) => self.leaderless_now -= 1,
+                    _ => {}
                 }
             }
         }
-        verdict
     }
 
     fn quiescent<P>(world: &World<'_, P>, members: &[NodeId]) -> bool {
@@ -216,18 +283,16 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor {
     fn on_start(&mut self, world: &World<'_, P>) {
         self.leaders = world.nodes.iter().map(LeaderView::leader).collect();
         let groups = components(world.graph);
-        self.leaderless_now = groups
-            .iter()
-            .filter(|c| !agrees(world.nodes, c))
-            .map(Vec::len)
-            .sum();
+        let dirty = self.dirty_groups(world, &groups, true);
+        self.update_leaderless(world, &groups, &dirty);
         self.last_time = world.now;
         // The initial state must be legal too: an algorithm whose `initial_states` is
         // wrong is caught before anything happens.
-        self.judge(world, &groups);
+        self.judge(world, &groups, &dirty);
     }
 
     fn on_change(&mut self, change: LinkChange, a: NodeId, b: NodeId, world: &World<'_, P>) {
+        self.changed.extend([a, b]);
         let graph = world.graph;
         let touches = |x: NodeId, y: NodeId| {
             graph.connected(x, a)
@@ -293,13 +358,9 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor {
                 });
             self.unnecessary_elections += u64::from(another_leader);
         }
-        self.leaderless_now = groups
-            .iter()
-            .filter(|c| !agrees(world.nodes, c))
-            .map(Vec::len)
-            .sum();
-
-        let verdict = self.judge(world, &groups);
+        let dirty = self.dirty_groups(world, &groups, false);
+        self.update_leaderless(world, &groups, &dirty);
+        let verdict = self.judge(world, &groups, &dirty);
 
         // … and convergence of the open records.
         if self.open.is_empty() {

@@ -92,6 +92,12 @@ pub struct World<'a, P> {
     pub pending_notify_at: &'a [u32],
     /// Nodes whose handlers ran during this event.
     pub touched: &'a [NodeId],
+    /// Nodes whose messages in flight or pending link notifications changed during this
+    /// event without necessarily running a handler (a message scheduled to them, or
+    /// arriving and lost; a notification of their link scheduled, fired or cancelled),
+    /// in no particular order, possibly repeated: with `touched`, the nodes whose
+    /// component's quiescence may have changed.
+    pub disturbed: &'a [NodeId],
     /// Messages sent during this event, as (sender, number of messages): one entry per
     /// hop sent, and one per route discovery charged (its flood and reply are sent in
     /// the discovering node's component).
@@ -158,6 +164,7 @@ pub struct Simulation<'t, P: Protocol> {
     now: SimTime,
     counters: RunCounters,
     touched: Vec<NodeId>,
+    disturbed: Vec<NodeId>,
     sent_by: Vec<(NodeId, u64)>,
     /// `serialize` mode: trace changes waiting for the network to be quiet.
     pending_changes: VecDeque<(LinkChange, NodeId, NodeId)>,
@@ -187,6 +194,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             now: SimTime::ZERO,
             counters: RunCounters::default(),
             touched: Vec::new(),
+            disturbed: Vec::new(),
             sent_by: Vec::new(),
             pending_changes: VecDeque::new(),
         }
@@ -231,6 +239,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             pending_notifications: self.network.pending_notifications(),
             pending_notify_at: self.network.pending_notify_at(),
             touched: &self.touched,
+            disturbed: &self.disturbed,
             sent_by: &self.sent_by,
             counters: &self.counters,
         }
@@ -265,6 +274,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             in_window += 1;
             self.now = time;
             self.touched.clear();
+            self.disturbed.clear();
             self.sent_by.clear();
             let index = self.counters.events;
             self.counters.events += 1;
@@ -321,6 +331,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
                 }
             }
             Event::Notify { a, b, generation } => {
+                self.disturbed.extend([a, b]);
                 if self.network.notification_due(a, b, generation) {
                     self.notify(a, b, false);
                     if self.serialized() {
@@ -368,6 +379,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         index: u64,
     ) {
         self.counters.topology_changes += 1;
+        self.disturbed.extend([a, b]);
         let tell = self.network.apply_change(self.now, change, a, b);
         observer.on_change(change, a, b, &self.world(index));
         match tell {
@@ -398,6 +410,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
     }
 
     fn deliver<O: Observer<P>>(&mut self, m: InFlight<P::Msg>, observer: &mut O, index: u64) {
+        self.disturbed.push(m.to);
         if self.network.arrive(&m, &mut self.counters) {
             match m.route {
                 Some((origin, dest)) if dest != m.to => {
@@ -449,6 +462,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             .network
             .send_hop(self.now, from, to, route, msg, &mut self.counters);
         if let Some((at, m)) = sent {
+            self.disturbed.push(m.to);
             self.queue.push(at, Event::Deliver(m));
         }
     }

@@ -238,10 +238,20 @@ impl LeMonitor {
 
     /// Which of `groups` an event may have changed: those with a node touched or
     /// disturbed by it, or at a topology change it applied (all of them at the start).
-    fn dirty_groups<P>(&mut self, world: &World<'_, P>, groups: &[Vec<NodeId>], all: bool) -> Vec<bool> {
+    fn dirty_groups<P>(
+        &mut self,
+        world: &World<'_, P>,
+        groups: &[Vec<NodeId>],
+        all: bool,
+    ) -> Vec<bool> {
         self.dirty.clear();
         self.dirty.resize(world.nodes.len(), all);
-        for &v in world.touched.iter().chain(world.disturbed).chain(&self.changed) {
+        for &v in world
+            .touched
+            .iter()
+            .chain(world.disturbed)
+            .chain(&self.changed)
+        {
             self.dirty[v as usize] = true;
         }
         self.changed.clear();

@@ -74,8 +74,7 @@ struct Open {
 }
 
 /// Watches a leader-election run.
-#[derive(Default)]
-pub struct LeMonitor {
+pub struct LeMonitor<H> {
     /// One record per topology change, in time order.
     pub records: Vec<ChangeRecord>,
     open: Vec<Open>,
@@ -108,6 +107,56 @@ pub struct LeMonitor {
     changed: Vec<NodeId>,
     /// Scratch: the nodes that make their component dirty in the current event.
     dirty: Vec<bool>,
+    /// Per node: how many of its neighbours it has a stale view of, and how many are
+    /// lower than it, kept current as heights, views and links change (a touched node
+    /// is recounted, and each of its neighbours adjusted for the one link to it), so
+    /// that judging a component reads two counts and a leader per node.
+    stale: Vec<u32>,
+    lower: Vec<u32>,
+    /// Every node's height when `stale` and `lower` were last brought up to date.
+    heights: Vec<H>,
+    /// Scratch: the nodes recounted in the current event.
+    recount: Vec<bool>,
+}
+
+impl<H> Default for LeMonitor<H> {
+    fn default() -> Self {
+        Self {
+            records: Vec::new(),
+            open: Vec::new(),
+            safety: SafetyLog::default(),
+            leaderless_node_time: 0.0,
+            leader_changes: 0,
+            elections: 0,
+            unnecessary_elections: 0,
+            leaders: Vec::new(),
+            leaderless_now: 0,
+            last_time: SimTime::ZERO,
+            illegal_nodes: Vec::new(),
+            verdict_of: Vec::new(),
+            leaderless: Vec::new(),
+            changed: Vec::new(),
+            dirty: Vec::new(),
+            stale: Vec::new(),
+            lower: Vec::new(),
+            heights: Vec::new(),
+            recount: Vec::new(),
+        }
+    }
+}
+
+/// Node `m`'s counts from scratch: (neighbours it has a stale view of, neighbours lower
+/// than it).
+fn counts<P: LeaderView>(nodes: &[P], graph: &ComponentTracker, m: NodeId) -> (u32, u32) {
+    let node = &nodes[m as usize];
+    let own = node.height();
+    let (mut stale, mut lower) = (0, 0);
+    for &j in graph.neighbours(m) {
+        let actual = nodes[j as usize].height();
+        stale += u32::from(node.neighbour_height(j).as_ref() != Some(&actual));
+        lower += u32::from(actual < own);
+    }
+    (stale, lower)
 }
 
 /// Whether `members` (one component) is legal; otherwise why, and the nodes involved.
@@ -169,7 +218,7 @@ fn agrees<P: LeaderView>(nodes: &[P], members: &[NodeId]) -> bool {
             .all(|&m| nodes[m as usize].leader() == leader)
 }
 
-impl LeMonitor {
+impl<H: Ord + Clone> LeMonitor<H> {
     /// A monitor with nothing recorded yet.
     pub fn new() -> Self {
         Self::default()
@@ -210,7 +259,23 @@ impl LeMonitor {
         if !Self::quiescent(world, members) {
             return None;
         }
-        match check_component(world.nodes, world.graph, members) {
+        // The per-node conditions of `check_component`, from the counts: no stale view,
+        // and a node is a sink exactly when it is its own leader.
+        let bad = |m: NodeId| {
+            self.stale[m as usize] > 0
+                || (self.lower[m as usize] == 0) != (world.nodes[m as usize].leader() == m)
+        };
+        let legal = agrees(world.nodes, members) && !members.iter().any(|&m| bad(m));
+        let checked = match legal {
+            true => Ok(()),
+            // The full check only for its description (and a safety net).
+            false => check_component(world.nodes, world.graph, members),
+        };
+        debug_assert_eq!(
+            checked.is_ok(),
+            check_component(world.nodes, world.graph, members).is_ok()
+        );
+        match checked {
             Ok(()) => {
                 for &m in members {
                     self.illegal_nodes[m as usize] = false;
@@ -238,14 +303,26 @@ impl LeMonitor {
 
     /// Which of `groups` an event may have changed: those with a node touched or
     /// disturbed by it, or at a topology change it applied (all of them at the start).
-    fn dirty_groups<P>(
+    /// Also brings the per-node [`bad`] flags up to date.
+    fn dirty_groups<P: LeaderView<Height = H>>(
         &mut self,
         world: &World<'_, P>,
         groups: &[Vec<NodeId>],
         all: bool,
     ) -> Vec<bool> {
+        let n = world.nodes.len();
         self.dirty.clear();
-        self.dirty.resize(world.nodes.len(), all);
+        self.dirty.resize(n, all);
+        let graph = world.graph;
+        if all {
+            self.heights = world.nodes.iter().map(LeaderView::height).collect();
+            self.stale = vec![0; n];
+            self.lower = vec![0; n];
+            for v in 0..n as NodeId {
+                (self.stale[v as usize], self.lower[v as usize]) = counts(world.nodes, graph, v);
+            }
+        }
+        self.update_counts(world);
         for &v in world
             .touched
             .iter()
@@ -259,6 +336,48 @@ impl LeMonitor {
             .iter()
             .map(|g| g.iter().any(|&m| self.dirty[m as usize]))
             .collect()
+    }
+
+    /// Brings `stale` and `lower` up to date after an event. Only nodes whose state or
+    /// links changed (touched, or at a topology change: the set `T`) are recounted; a
+    /// neighbour `j` outside `T` has the same links and views as before, and only its
+    /// link to a node of `T` can count differently, so it is adjusted for that link
+    /// alone, from the height stored before the event and the height now.
+    fn update_counts<P: LeaderView<Height = H>>(&mut self, world: &World<'_, P>) {
+        let n = world.nodes.len();
+        let graph = world.graph;
+        self.recount.clear();
+        self.recount.resize(n, false);
+        for &v in world.touched.iter().chain(&self.changed) {
+            self.recount[v as usize] = true;
+        }
+        for &v in world.touched.iter().chain(&self.changed) {
+            let before = &self.heights[v as usize];
+            let now = world.nodes[v as usize].height();
+            if *before == now {
+                continue;
+            }
+            for &j in graph.neighbours(v) {
+                if self.recount[j as usize] {
+                    continue;
+                }
+                let node = &world.nodes[j as usize];
+                let view = node.neighbour_height(v);
+                let own = &self.heights[j as usize];
+                let stale_then = view.as_ref() != Some(before);
+                let stale_now = view.as_ref() != Some(&now);
+                let s = &mut self.stale[j as usize];
+                *s = *s + u32::from(stale_now) - u32::from(stale_then);
+                let l = &mut self.lower[j as usize];
+                *l = *l + u32::from(now < *own) - u32::from(*before < *own);
+            }
+            self.heights[v as usize] = now;
+        }
+        for &v in world.touched.iter().chain(&self.changed) {
+            if std::mem::replace(&mut self.recount[v as usize], false) {
+                (self.stale[v as usize], self.lower[v as usize]) = counts(world.nodes, graph, v);
+            }
+        }
     }
 
     /// Brings the leaderless node count up to date for the dirty groups.
@@ -289,7 +408,7 @@ impl LeMonitor {
     }
 }
 
-impl<P: Protocol + LeaderView> Observer<P> for LeMonitor {
+impl<P: Protocol + LeaderView> Observer<P> for LeMonitor<P::Height> {
     fn on_start(&mut self, world: &World<'_, P>) {
         self.leaders = world.nodes.iter().map(LeaderView::leader).collect();
         let groups = components(world.graph);

@@ -105,8 +105,6 @@ pub struct LeMonitor<H> {
     leaderless: Vec<bool>,
     /// Endpoints of the topology changes applied during the current event.
     changed: Vec<NodeId>,
-    /// Scratch: the nodes that make their component dirty in the current event.
-    dirty: Vec<bool>,
     /// Per node: how many of its neighbours it has a stale view of, and how many are
     /// lower than it, kept current as heights, views and links change (a touched node
     /// is recounted, and each of its neighbours adjusted for the one link to it), so
@@ -117,6 +115,15 @@ pub struct LeMonitor<H> {
     heights: Vec<H>,
     /// Scratch: the nodes recounted in the current event.
     recount: Vec<bool>,
+    /// The components, as [`components`] lists them, rebuilt only when a topology
+    /// change was applied, and each node's index in them.
+    groups: Vec<Vec<NodeId>>,
+    group_of: Vec<usize>,
+    /// Per node: a message is in flight to it or a notification of its links is
+    /// pending; per group: how many such nodes (a group is quiescent at 0). Kept up to
+    /// date from the nodes an event touched or disturbed.
+    busy: Vec<bool>,
+    busy_in_group: Vec<u32>,
 }
 
 impl<H> Default for LeMonitor<H> {
@@ -136,11 +143,14 @@ impl<H> Default for LeMonitor<H> {
             verdict_of: Vec::new(),
             leaderless: Vec::new(),
             changed: Vec::new(),
-            dirty: Vec::new(),
             stale: Vec::new(),
             lower: Vec::new(),
             heights: Vec::new(),
             recount: Vec::new(),
+            groups: Vec::new(),
+            group_of: Vec::new(),
+            busy: Vec::new(),
+            busy_in_group: Vec::new(),
         }
     }
 }
@@ -241,7 +251,15 @@ impl<H: Ord + Clone> LeMonitor<H> {
                 verdict[i] = self.verdict_of[members[0] as usize];
                 continue;
             }
-            let fresh = self.judge_one(world, members);
+            debug_assert_eq!(
+                self.busy_in_group[i] == 0,
+                Self::quiescent(world, members),
+                "busy count of group {i}"
+            );
+            let fresh = match self.busy_in_group[i] {
+                0 => self.judge_one(world, members),
+                _ => None,
+            };
             for &m in members {
                 self.verdict_of[m as usize] = fresh;
             }
@@ -256,9 +274,6 @@ impl<H: Ord + Clone> LeMonitor<H> {
         world: &World<'_, P>,
         members: &[NodeId],
     ) -> Option<bool> {
-        if !Self::quiescent(world, members) {
-            return None;
-        }
         // The per-node conditions of `check_component`, from the counts: no stale view,
         // and a node is a sink exactly when it is its own leader.
         let bad = |m: NodeId| {
@@ -307,12 +322,10 @@ impl<H: Ord + Clone> LeMonitor<H> {
     fn dirty_groups<P: LeaderView<Height = H>>(
         &mut self,
         world: &World<'_, P>,
-        groups: &[Vec<NodeId>],
+        groups: usize,
         all: bool,
     ) -> Vec<bool> {
         let n = world.nodes.len();
-        self.dirty.clear();
-        self.dirty.resize(n, all);
         let graph = world.graph;
         if all {
             self.heights = world.nodes.iter().map(LeaderView::height).collect();
@@ -323,19 +336,50 @@ impl<H: Ord + Clone> LeMonitor<H> {
             }
         }
         self.update_counts(world);
+        let mut dirty = vec![all; groups];
         for &v in world
             .touched
             .iter()
             .chain(world.disturbed)
             .chain(&self.changed)
         {
-            self.dirty[v as usize] = true;
+            dirty[self.group_of[v as usize]] = true;
         }
         self.changed.clear();
-        groups
-            .iter()
-            .map(|g| g.iter().any(|&m| self.dirty[m as usize]))
-            .collect()
+        dirty
+    }
+
+    /// Rebuilds the cached components and their busy counts (after a topology change,
+    /// or at the start).
+    fn rebuild_groups<P>(&mut self, world: &World<'_, P>) {
+        let graph = world.graph;
+        self.groups = components(graph);
+        self.group_of.resize(graph.node_count(), 0);
+        self.busy.resize(graph.node_count(), false);
+        self.busy_in_group = vec![0; self.groups.len()];
+        for (i, g) in self.groups.iter().enumerate() {
+            for &m in g {
+                self.group_of[m as usize] = i;
+                let busy = Self::busy_now(world, m);
+                self.busy[m as usize] = busy;
+                self.busy_in_group[i] += u32::from(busy);
+            }
+        }
+    }
+
+    fn busy_now<P>(world: &World<'_, P>, m: NodeId) -> bool {
+        world.in_flight_to[m as usize] != 0 || world.pending_notify_at[m as usize] != 0
+    }
+
+    /// Updates the busy counts for the nodes an event touched or disturbed (the only
+    /// ones whose messages or notifications can have changed).
+    fn update_busy<P>(&mut self, world: &World<'_, P>) {
+        for &m in world.touched.iter().chain(world.disturbed) {
+            let now = Self::busy_now(world, m);
+            let before = std::mem::replace(&mut self.busy[m as usize], now);
+            let count = &mut self.busy_in_group[self.group_of[m as usize]];
+            *count = *count + u32::from(now) - u32::from(before);
+        }
     }
 
     /// Brings `stale` and `lower` up to date after an event. Only nodes whose state or
@@ -411,13 +455,15 @@ impl<H: Ord + Clone> LeMonitor<H> {
 impl<P: Protocol + LeaderView> Observer<P> for LeMonitor<P::Height> {
     fn on_start(&mut self, world: &World<'_, P>) {
         self.leaders = world.nodes.iter().map(LeaderView::leader).collect();
-        let groups = components(world.graph);
-        let dirty = self.dirty_groups(world, &groups, true);
+        self.rebuild_groups(world);
+        let groups = std::mem::take(&mut self.groups);
+        let dirty = self.dirty_groups(world, groups.len(), true);
         self.update_leaderless(world, &groups, &dirty);
         self.last_time = world.now;
         // The initial state must be legal too: an algorithm whose `initial_states` is
         // wrong is caught before anything happens.
         self.judge(world, &groups, &dirty);
+        self.groups = groups;
     }
 
     fn on_change(&mut self, change: LinkChange, a: NodeId, b: NodeId, world: &World<'_, P>) {
@@ -466,41 +512,44 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor<P::Height> {
         self.leaderless_node_time += elapsed * self.leaderless_now as f64;
         self.last_time = world.now;
         let mut elected: Vec<NodeId> = Vec::new();
+        let mut leaders_changed = false;
         for &node in world.touched {
             let leader = world.nodes[node as usize].leader();
             if std::mem::replace(&mut self.leaders[node as usize], leader) != leader {
                 self.leader_changes += 1;
+                leaders_changed = true;
                 if leader == node {
                     elected.push(node);
                 }
             }
         }
-        let groups = components(world.graph);
+        let regroup = !self.changed.is_empty();
+        if regroup {
+            self.rebuild_groups(world);
+        } else {
+            self.update_busy(world);
+        }
+        let groups = std::mem::take(&mut self.groups);
         for &node in &elected {
             self.elections += 1;
-            let another_leader = groups
+            let another_leader = groups[self.group_of[node as usize]]
                 .iter()
-                .find(|g| g.binary_search(&node).is_ok())
-                .is_some_and(|g| {
-                    g.iter()
-                        .any(|&m| m != node && world.nodes[m as usize].leader() == m)
-                });
+                .any(|&m| m != node && world.nodes[m as usize].leader() == m);
             self.unnecessary_elections += u64::from(another_leader);
         }
-        let dirty = self.dirty_groups(world, &groups, false);
-        self.update_leaderless(world, &groups, &dirty);
+        let dirty = self.dirty_groups(world, groups.len(), false);
+        // Agreement can only change where a leader or a component changed.
+        if leaders_changed || regroup {
+            self.update_leaderless(world, &groups, &dirty);
+        }
         let verdict = self.judge(world, &groups, &dirty);
+        self.groups = groups;
 
         // … and convergence of the open records.
         if self.open.is_empty() {
             return;
         }
-        let group_of = |v: NodeId| {
-            groups
-                .iter()
-                .position(|g| g.binary_search(&v).is_ok())
-                .unwrap_or(0)
-        };
+        let group_of = |v: NodeId| self.group_of[v as usize];
         let messages = world.counters.messages;
         let now = world.now;
         self.open.retain(|o| {

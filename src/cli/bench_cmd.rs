@@ -19,6 +19,38 @@ pub enum BenchCommand {
     /// Events per second of every registered algorithm with every monitor on (50 nodes ×
     /// 900 s).
     Protocols(ProtocolArgs),
+    /// Events per second of every registered algorithm as the network grows (50, 200,
+    /// 800 and 1,600 nodes at the density of 50 nodes in 1500 m × 300 m, 300 s, every
+    /// monitor on): whether the cost of an event grows with the network.
+    Scale(ScaleArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ScaleArgs {
+    /// Network sizes, comma-separated; the area grows with them at constant density.
+    #[arg(long, value_delimiter = ',', default_value = "50,200,800,1600")]
+    pub nodes: Vec<usize>,
+    /// Simulated seconds per run.
+    #[arg(long, default_value_t = 300.0)]
+    pub duration: f64,
+    /// CS requests per second per node.
+    #[arg(long, default_value_t = 0.1)]
+    pub rate: f64,
+    #[arg(long, default_value_t = 3)]
+    pub seed: u64,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct ScaleResult {
+    algorithm: &'static str,
+    nodes: usize,
+    events: u64,
+    wall_time_s: f64,
+    events_per_s: f64,
+    /// Events per second relative to the same algorithm at the smallest size.
+    relative_to_smallest: f64,
 }
 
 #[derive(Debug, Args)]
@@ -67,7 +99,70 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<Outcome> {
     match cmd {
         BenchCommand::Engine(args) => engine(args),
         BenchCommand::Protocols(args) => protocols(args),
+        BenchCommand::Scale(args) => scale(args),
     }
+}
+
+/// The side of a 5:1 strip holding `nodes` at the density of 50 nodes in 1500 m × 300 m.
+fn strip_for(nodes: usize) -> (f64, f64) {
+    let scale = (nodes as f64 / 50.0).sqrt();
+    ((1500.0 * scale).round(), (300.0 * scale).round())
+}
+
+fn scale(args: ScaleArgs) -> anyhow::Result<Outcome> {
+    let mut results: Vec<ScaleResult> = Vec::new();
+    for &nodes in &args.nodes {
+        let (w, h) = strip_for(nodes);
+        let spec = format!(
+            "nodes={nodes},area={w}x{h},speed=1:20,pause=30,duration={}",
+            args.duration
+        );
+        let params = parse_rwp_spec(&spec, args.seed)?;
+        let trace = rwp::generate(&params)?;
+        let timeline = link_timeline(&trace, 250.0);
+        for algorithm in Algorithm::all() {
+            if !args.json {
+                eprintln!("{nodes} nodes ({w} m × {h} m), {} …", algorithm.name());
+            }
+            let config = params::bench_config(algorithm, args.rate, trace.duration, args.seed);
+            let s = simulate(algorithm, &timeline, config).summary;
+            let events_per_s = s.events as f64 / s.wall_time_s.max(1e-9);
+            let smallest = results
+                .iter()
+                .find(|r| r.algorithm == algorithm.name())
+                .map_or(events_per_s, |r| r.events_per_s);
+            results.push(ScaleResult {
+                algorithm: algorithm.name(),
+                nodes,
+                events: s.events,
+                wall_time_s: s.wall_time_s,
+                events_per_s,
+                relative_to_smallest: events_per_s / smallest,
+            });
+        }
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&results)?);
+    } else {
+        println!(
+            "{:<12} {:>6} {:>10} {:>9} {:>12} {:>9}",
+            "algorithm", "nodes", "events", "wall s", "events/s", "vs first"
+        );
+        for algorithm in Algorithm::all() {
+            for r in results.iter().filter(|r| r.algorithm == algorithm.name()) {
+                println!(
+                    "{:<12} {:>6} {:>10} {:>9.3} {:>12.0} {:>8.2}×",
+                    r.algorithm,
+                    r.nodes,
+                    r.events,
+                    r.wall_time_s,
+                    r.events_per_s,
+                    r.relative_to_smallest
+                );
+            }
+        }
+    }
+    Ok(Outcome::Success)
 }
 
 fn engine(args: EngineArgs) -> anyhow::Result<Outcome> {

@@ -281,39 +281,33 @@ impl<H: Ord + Clone> LeMonitor<H> {
                 || (self.lower[m as usize] == 0) != (world.nodes[m as usize].leader() == m)
         };
         let legal = agrees(world.nodes, members) && !members.iter().any(|&m| bad(m));
-        let checked = match legal {
-            true => Ok(()),
-            // The full check only for its description (and a safety net).
-            false => check_component(world.nodes, world.graph, members),
-        };
         debug_assert_eq!(
-            checked.is_ok(),
+            legal,
             check_component(world.nodes, world.graph, members).is_ok()
         );
-        match checked {
-            Ok(()) => {
-                for &m in members {
-                    self.illegal_nodes[m as usize] = false;
-                }
-                Some(true)
+        if legal {
+            for &m in members {
+                self.illegal_nodes[m as usize] = false;
             }
-            Err((detail, nodes)) => {
-                let known = members.iter().any(|&m| self.illegal_nodes[m as usize]);
-                if !known {
-                    self.safety.record(|| Violation {
-                        kind: "illegal_component",
-                        time_s: world.now.as_secs_f64(),
-                        event_index: world.event_index,
-                        nodes,
-                        detail,
-                    });
-                }
-                for &m in members {
-                    self.illegal_nodes[m as usize] = true;
-                }
-                Some(false)
+            return Some(true);
+        }
+        let known = members.iter().any(|&m| self.illegal_nodes[m as usize]);
+        if !known {
+            // The full check only at an incident's onset, for its description.
+            if let Err((detail, nodes)) = check_component(world.nodes, world.graph, members) {
+                self.safety.record(|| Violation {
+                    kind: "illegal_component",
+                    time_s: world.now.as_secs_f64(),
+                    event_index: world.event_index,
+                    nodes,
+                    detail,
+                });
             }
         }
+        for &m in members {
+            self.illegal_nodes[m as usize] = true;
+        }
+        Some(false)
     }
 
     /// Which of `groups` an event may have changed: those with a node touched or

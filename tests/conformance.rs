@@ -188,15 +188,15 @@ fn route_suite(algorithm: Algorithm) {
         for c in out
             .route_changes()
             .iter()
-            .filter(|c| !c.censored && !c.partitioned)
+            .filter(|c| !c.change.censored && !c.partitioned)
         {
             prop_assert!(
-                c.converged,
+                c.change.converged,
                 "the change {} {}-{} at {} s never converged",
-                c.kind,
-                c.a,
-                c.b,
-                c.time_s
+                c.change.kind,
+                c.change.a,
+                c.change.b,
+                c.change.time_s
             );
             prop_assert!(c.nodes_reversed <= c.reversals);
         }

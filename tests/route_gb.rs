@@ -311,7 +311,10 @@ fn simulated_work(name: &str, k: u32) -> u64 {
     let out = algorithm.run(&params, &tl, config(120.0));
     assert_eq!(out.summary.safety_violations, 0);
     let change = &out.route_changes()[0];
-    assert!(change.converged && !change.partitioned, "{name}, k = {k}");
+    assert!(
+        change.change.converged && !change.partitioned,
+        "{name}, k = {k}"
+    );
     change.reversals
 }
 
@@ -383,7 +386,7 @@ fn a_cut_off_component_reverses_until_it_rejoins() {
             "{name}: {two_seconds} vs {cut}"
         );
         assert!(
-            healed.route_changes()[1].converged,
+            healed.route_changes()[1].change.converged,
             "{name}: rejoining converges"
         );
         assert_eq!(

@@ -57,25 +57,25 @@ pub fn run<P: Protocol + RouteView>(
     let counters = sim.counters();
     let n = sim.nodes().len();
     let records = &monitor.records;
-    let converged: Vec<_> = records.iter().filter(|r| r.converged).collect();
+    let converged: Vec<_> = records.iter().filter(|r| r.change.converged).collect();
     let per_change = |f: fn(&crate::observe::route::RouteChangeRecord) -> u64| {
         let values: Vec<f64> = converged.iter().map(|r| f(r) as f64).collect();
         MetricValue::Real(mean(&values))
     };
     let mut times: Vec<f64> = converged
         .iter()
-        .filter_map(|r| r.convergence_time_s)
+        .filter_map(|r| r.change.convergence_time_s)
         .collect();
     times.sort_by(f64::total_cmp);
     let outside = records.iter().filter(|r| !r.partitioned).count() as u64;
     let mut values = vec![
         per_change(|r| r.reversals),
         per_change(|r| r.nodes_reversed),
-        per_change(|r| r.messages),
+        per_change(|r| r.change.messages),
         MetricValue::Real(mean(&times)),
         MetricValue::Real(quantile(&times, 0.95)),
         MetricValue::Real(ratio(converged.len() as u64, outside)),
-        MetricValue::Count(records.iter().filter(|r| r.censored).count() as u64),
+        MetricValue::Count(records.iter().filter(|r| r.change.censored).count() as u64),
         MetricValue::Count(records.iter().filter(|r| r.partitioned).count() as u64),
         MetricValue::Real(Some(
             monitor.routed_node_time

@@ -30,6 +30,7 @@
 //!   the destination included, over the whole run.
 
 use super::components;
+use super::le::ChangeRecord;
 use super::safety::{SafetyLog, Violation};
 use crate::NodeId;
 use crate::protocol::{Protocol, RouteView};
@@ -38,33 +39,24 @@ use crate::topology::components::ComponentTracker;
 use crate::topology::events::LinkChange;
 use serde::Serialize;
 
-/// One topology change and how the destination-oriented DAG reacted to it.
+/// One topology change and how the destination-oriented DAG reacted to it: the fields
+/// leader election records too (convergence, messages, censoring; their definitions
+/// here are the module docs'), and the reversal work.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RouteChangeRecord {
-    /// Simulated time of the change, seconds.
-    pub time_s: f64,
-    /// `up` or `down`.
-    pub kind: &'static str,
-    /// Lower-numbered endpoint of the link that changed.
-    pub a: NodeId,
-    /// Higher-numbered endpoint of the link that changed.
-    pub b: NodeId,
+    /// When and which link, whether and when the destination's component converged,
+    /// the messages sent by nodes in the change's components until the record ended,
+    /// and whether a further change censored it.
+    #[serde(flatten)]
+    pub change: ChangeRecord,
     /// Neither endpoint was connected to the destination after the change: it cannot
     /// converge (module docs).
     pub partitioned: bool,
-    /// Whether the destination's component became quiescent and legal before the record
-    /// was censored or the run ended.
-    pub converged: bool,
-    /// Seconds from the change to convergence; `None` unless `converged`.
-    pub convergence_time_s: Option<f64>,
-    /// Messages sent by nodes in the change's components until the record ended.
-    pub messages: u64,
-    /// Reversal steps (height changes) of those nodes until the record ended.
+    /// Reversal steps (height changes) of nodes in the change's components until the
+    /// record ended.
     pub reversals: u64,
     /// Distinct nodes among them that reversed.
     pub nodes_reversed: u64,
-    /// A further change touching the same components came first.
-    pub censored: bool,
 }
 
 struct Open {
@@ -240,8 +232,8 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
         };
         self.open.retain(|o| {
             let r = &mut self.records[o.record];
-            if touches(r.a, r.b) {
-                r.censored = true;
+            if touches(r.change.a, r.change.b) {
+                r.change.censored = true;
                 false
             } else {
                 true
@@ -253,34 +245,37 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
             reversed: Vec::new(),
         });
         self.records.push(RouteChangeRecord {
-            time_s: world.now.as_secs_f64(),
-            kind: if change == LinkChange::Up {
-                "up"
-            } else {
-                "down"
+            change: ChangeRecord {
+                time_s: world.now.as_secs_f64(),
+                kind: if change == LinkChange::Up {
+                    "up"
+                } else {
+                    "down"
+                },
+                a,
+                b,
+                converged: false,
+                convergence_time_s: None,
+                messages: 0,
+                censored: false,
             },
-            a,
-            b,
             partitioned: !graph.connected(a, self.dest) && !graph.connected(b, self.dest),
-            converged: false,
-            convergence_time_s: None,
-            messages: 0,
             reversals: 0,
             nodes_reversed: 0,
-            censored: false,
         });
     }
 
     fn after_event(&mut self, world: &World<'_, P>) {
         self.integrate(world.now);
         let graph = world.graph;
-        let in_record =
-            |r: &RouteChangeRecord, v: NodeId| graph.connected(v, r.a) || graph.connected(v, r.b);
+        let in_record = |r: &RouteChangeRecord, v: NodeId| {
+            graph.connected(v, r.change.a) || graph.connected(v, r.change.b)
+        };
         for &(sender, count) in world.sent_by {
             for o in &self.open {
                 let r = &mut self.records[o.record];
                 if in_record(r, sender) {
-                    r.messages += count;
+                    r.change.messages += count;
                 }
             }
         }
@@ -324,10 +319,11 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
         let now = world.now;
         self.open.retain(|o| {
             let r = &mut self.records[o.record];
-            let done = !r.partitioned && (graph.connected(r.a, dest) || graph.connected(r.b, dest));
+            let done = !r.partitioned
+                && (graph.connected(r.change.a, dest) || graph.connected(r.change.b, dest));
             if done {
-                r.converged = true;
-                r.convergence_time_s = Some(now.since(o.start).as_secs_f64());
+                r.change.converged = true;
+                r.change.convergence_time_s = Some(now.since(o.start).as_secs_f64());
             }
             !done
         });

@@ -7,6 +7,7 @@
 //! counts, and the stored tables must be byte-identical for the same spec.
 
 use crate::family::{EventTable, Family, MetricKind, MetricValue};
+use crate::observe::le::ChangeRecord;
 use crate::run::RunOutput;
 use crate::sweep::plan::{ParamValue, PlannedRun};
 use crate::topology::stats::MobilityStats;
@@ -253,7 +254,8 @@ pub fn event_frame(
     }
 }
 
-/// One row per topology change of the route-family runs.
+/// One row per topology change of the route-family runs: the leader-election columns,
+/// then `partitioned`, `reversals` and `nodes_reversed`.
 pub fn route_changes_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<DataFrame> {
     let counts: Vec<usize> = records
         .iter()
@@ -261,29 +263,11 @@ pub fn route_changes_frame(records: &[RunRecord], schema: &ParamSchema) -> Polar
         .collect();
     let mut columns = id_columns(records, &counts, schema);
     let rows = || records.iter().flat_map(|r| r.output.route_changes().iter());
+    columns.extend(change_columns(|| rows().map(|r| &r.change)));
     columns.extend([
-        Column::new(
-            "time_s".into(),
-            rows().map(|c| c.time_s).collect::<Vec<_>>(),
-        ),
-        Column::new("kind".into(), rows().map(|c| c.kind).collect::<Vec<_>>()),
-        Column::new("a".into(), rows().map(|c| c.a).collect::<Vec<_>>()),
-        Column::new("b".into(), rows().map(|c| c.b).collect::<Vec<_>>()),
         Column::new(
             "partitioned".into(),
             rows().map(|c| c.partitioned).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "converged".into(),
-            rows().map(|c| c.converged).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "convergence_time_s".into(),
-            rows().map(|c| c.convergence_time_s).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "messages".into(),
-            rows().map(|c| c.messages).collect::<Vec<_>>(),
         ),
         Column::new(
             "reversals".into(),
@@ -293,10 +277,6 @@ pub fn route_changes_frame(records: &[RunRecord], schema: &ParamSchema) -> Polar
             "nodes_reversed".into(),
             rows().map(|c| c.nodes_reversed).collect::<Vec<_>>(),
         ),
-        Column::new(
-            "censored".into(),
-            rows().map(|c| c.censored).collect::<Vec<_>>(),
-        ),
     ]);
     frame(columns)
 }
@@ -305,8 +285,15 @@ pub fn route_changes_frame(records: &[RunRecord], schema: &ParamSchema) -> Polar
 pub fn changes_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<DataFrame> {
     let counts: Vec<usize> = records.iter().map(|r| r.output.changes().len()).collect();
     let mut columns = id_columns(records, &counts, schema);
-    let rows = || records.iter().flat_map(|r| r.output.changes().iter());
-    columns.extend([
+    columns.extend(change_columns(|| {
+        records.iter().flat_map(|r| r.output.changes().iter())
+    }));
+    frame(columns)
+}
+
+/// The columns of a topology-change record, from the rows `rows()` yields.
+fn change_columns<'r, I: Iterator<Item = &'r ChangeRecord>>(rows: impl Fn() -> I) -> Vec<Column> {
+    vec![
         Column::new(
             "time_s".into(),
             rows().map(|c| c.time_s).collect::<Vec<_>>(),
@@ -330,8 +317,7 @@ pub fn changes_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResul
             "censored".into(),
             rows().map(|c| c.censored).collect::<Vec<_>>(),
         ),
-    ]);
-    frame(columns)
+    ]
 }
 
 /// One row per CS request of the mutual-exclusion runs; requests still waiting at the end

@@ -9,15 +9,13 @@
 
 mod common;
 
-use common::timeline;
+use common::{me_config, timeline};
 use linkrev::NodeId;
 use linkrev::protocol::route_gb::{Full, GbHeight, GbNode, Partial, Reversal, RouteConfig};
 use linkrev::protocol::testkit::Harness;
 use linkrev::protocol::{AlgoParams, RouteView};
 use linkrev::registry::Algorithm;
-use linkrev::sim::{
-    ChangeMode, DelayModel, Duration, LinkBreak, NetworkConfig, RunConfig, SimTime,
-};
+use linkrev::sim::{DelayModel, Duration, RunConfig};
 use linkrev::topology::events::LinkChange;
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
@@ -270,20 +268,11 @@ proptest! {
     }
 }
 
+/// Routes need no CS workload.
 fn config(duration: f64) -> RunConfig {
     RunConfig {
-        network: NetworkConfig {
-            delay: DelayModel::Uniform {
-                min: Duration::from_secs_f64(0.001),
-                max: Duration::from_secs_f64(0.005),
-            },
-            link_break: LinkBreak::Drain,
-            detection_delay: Duration(0),
-            changes: ChangeMode::Overlap,
-        },
         workload: None,
-        duration: SimTime::from_secs_f64(duration),
-        seed: 3,
+        ..me_config(3, duration, 1.0, 0.1, true)
     }
 }
 

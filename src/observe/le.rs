@@ -36,7 +36,7 @@
 //!   not a simulator error.
 
 use super::components;
-use super::safety::{SafetyLog, Violation};
+use super::safety::{Incidents, SafetyLog, Violation, views_and_sink};
 use crate::NodeId;
 use crate::protocol::{LeaderView, Protocol};
 use crate::sim::{Observer, SimTime, World};
@@ -94,7 +94,7 @@ pub struct LeMonitor<H> {
     /// Nodes in an open incident: their component was last found (quiescent and)
     /// illegal and has not been found legal since. An illegal component with none of
     /// these is a new incident.
-    illegal_nodes: Vec<bool>,
+    incidents: Incidents,
     /// Per node: the last verdict on its component (`None`: busy). A component none of
     /// whose nodes was touched, disturbed or at a topology change since has the same
     /// members, states and traffic as then, so its verdict stands and it is not judged
@@ -139,7 +139,7 @@ impl<H> Default for LeMonitor<H> {
             leaders: Vec::new(),
             leaderless_now: 0,
             last_time: SimTime::ZERO,
-            illegal_nodes: Vec::new(),
+            incidents: Incidents::default(),
             verdict_of: Vec::new(),
             leaderless: Vec::new(),
             changed: Vec::new(),
@@ -195,18 +195,18 @@ pub fn check_component<P: LeaderView>(
     }
     for &m in members {
         let node = &nodes[m as usize];
-        let own = node.height();
-        let mut sink = true;
-        for &j in graph.neighbours(m) {
-            let actual = nodes[j as usize].height();
-            if node.neighbour_height(j).as_ref() != Some(&actual) {
-                return Err((
-                    format!("node {m} has a stale view of neighbour {j}'s height"),
-                    vec![m, j],
-                ));
-            }
-            sink &= actual > own;
-        }
+        let sink = views_and_sink(
+            &node.height(),
+            graph.neighbours(m),
+            |j| node.neighbour_height(j),
+            |j| nodes[j as usize].height(),
+        )
+        .map_err(|j| {
+            (
+                format!("node {m} has a stale view of neighbour {j}'s height"),
+                vec![m, j],
+            )
+        })?;
         if sink && m != leader {
             return Err((
                 format!("node {m} is a sink but {leader} leads"),
@@ -244,7 +244,6 @@ impl<H: Ord + Clone> LeMonitor<H> {
         dirty: &[bool],
     ) -> Vec<Option<bool>> {
         let mut verdict: Vec<Option<bool>> = vec![None; groups.len()];
-        self.illegal_nodes.resize(world.nodes.len(), false);
         self.verdict_of.resize(world.nodes.len(), None);
         for (i, members) in groups.iter().enumerate() {
             if !dirty[i] {
@@ -286,27 +285,20 @@ impl<H: Ord + Clone> LeMonitor<H> {
             check_component(world.nodes, world.graph, members).is_ok()
         );
         if legal {
-            for &m in members {
-                self.illegal_nodes[m as usize] = false;
-            }
+            self.incidents.legal(members);
             return Some(true);
         }
-        let known = members.iter().any(|&m| self.illegal_nodes[m as usize]);
-        if !known {
-            // The full check only at an incident's onset, for its description.
-            if let Err((detail, nodes)) = check_component(world.nodes, world.graph, members) {
-                self.safety.record(|| Violation {
-                    kind: "illegal_component",
-                    time_s: world.now.as_secs_f64(),
-                    event_index: world.event_index,
-                    nodes,
-                    detail,
-                });
-            }
-        }
-        for &m in members {
-            self.illegal_nodes[m as usize] = true;
-        }
+        // The full check only at an incident's onset, for its description.
+        self.incidents.illegal(members, &mut self.safety, || {
+            let (detail, nodes) = check_component(world.nodes, world.graph, members).err()?;
+            Some(Violation {
+                kind: "illegal_component",
+                time_s: world.now.as_secs_f64(),
+                event_index: world.event_index,
+                nodes,
+                detail,
+            })
+        });
         Some(false)
     }
 

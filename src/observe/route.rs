@@ -31,7 +31,7 @@
 
 use super::components;
 use super::le::ChangeRecord;
-use super::safety::{SafetyLog, Violation};
+use super::safety::{Incidents, SafetyLog, Violation, views_and_sink};
 use crate::NodeId;
 use crate::protocol::{Protocol, RouteView};
 use crate::sim::{Observer, SimTime, World};
@@ -84,7 +84,7 @@ pub struct RouteMonitor<H> {
     /// The orientation may have changed since `routed_now` was counted.
     stale_routes: bool,
     last_time: SimTime,
-    illegal_nodes: Vec<bool>,
+    incidents: Incidents,
     scratch: Vec<bool>,
 }
 
@@ -103,7 +103,7 @@ impl<H: Ord + Clone> RouteMonitor<H> {
             routed_now: 0,
             stale_routes: true,
             last_time: SimTime::ZERO,
-            illegal_nodes: Vec::new(),
+            incidents: Incidents::default(),
             scratch: Vec::new(),
         }
     }
@@ -144,27 +144,21 @@ impl<H: Ord + Clone> RouteMonitor<H> {
         if busy {
             return None;
         }
-        self.illegal_nodes.resize(world.nodes.len(), false);
         match check_component(world.nodes, world.graph, members, self.dest) {
             Ok(()) => {
-                for &m in members {
-                    self.illegal_nodes[m as usize] = false;
-                }
+                self.incidents.legal(members);
                 Some(true)
             }
             Err((detail, nodes)) => {
-                if !members.iter().any(|&m| self.illegal_nodes[m as usize]) {
-                    self.safety.record(|| Violation {
+                self.incidents.illegal(members, &mut self.safety, || {
+                    Some(Violation {
                         kind: "no_route",
                         time_s: world.now.as_secs_f64(),
                         event_index: world.event_index,
                         nodes,
                         detail,
-                    });
-                }
-                for &m in members {
-                    self.illegal_nodes[m as usize] = true;
-                }
+                    })
+                });
                 Some(false)
             }
         }
@@ -187,18 +181,18 @@ pub fn check_component<P: RouteView>(
 ) -> Result<(), (String, Vec<NodeId>)> {
     for &m in members {
         let node = &nodes[m as usize];
-        let own = node.height();
-        let mut sink = true;
-        for &j in graph.neighbours(m) {
-            let actual = nodes[j as usize].height();
-            if node.neighbour_height(j).as_ref() != Some(&actual) {
-                return Err((
-                    format!("node {m} has a stale view of neighbour {j}'s height"),
-                    vec![m, j],
-                ));
-            }
-            sink &= actual > own;
-        }
+        let sink = views_and_sink(
+            &node.height(),
+            graph.neighbours(m),
+            |j| node.neighbour_height(j),
+            |j| nodes[j as usize].height(),
+        )
+        .map_err(|j| {
+            (
+                format!("node {m} has a stale view of neighbour {j}'s height"),
+                vec![m, j],
+            )
+        })?;
         if sink && m != dest && !graph.neighbours(m).is_empty() {
             return Err((
                 format!("node {m} is a sink: it has no route to destination {dest}"),

@@ -67,6 +67,25 @@ pub struct ChangeRecord {
     pub censored: bool,
 }
 
+impl ChangeRecord {
+    /// The record of a change at `time_s` that has not converged yet.
+    pub fn open(time_s: f64, change: LinkChange, a: NodeId, b: NodeId) -> Self {
+        Self {
+            time_s,
+            kind: match change {
+                LinkChange::Up => "up",
+                LinkChange::Down => "down",
+            },
+            a,
+            b,
+            converged: false,
+            convergence_time_s: None,
+            messages: 0,
+            censored: false,
+        }
+    }
+}
+
 struct Open {
     record: usize,
     start: SimTime,
@@ -477,20 +496,8 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor<P::Height> {
             start: world.now,
             messages_at_start: messages,
         });
-        self.records.push(ChangeRecord {
-            time_s: world.now.as_secs_f64(),
-            kind: if change == LinkChange::Up {
-                "up"
-            } else {
-                "down"
-            },
-            a,
-            b,
-            converged: false,
-            convergence_time_s: None,
-            messages: 0,
-            censored: false,
-        });
+        self.records
+            .push(ChangeRecord::open(world.now.as_secs_f64(), change, a, b));
     }
 
     fn after_event(&mut self, world: &World<'_, P>) {

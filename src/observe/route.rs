@@ -239,20 +239,7 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
             reversed: Vec::new(),
         });
         self.records.push(RouteChangeRecord {
-            change: ChangeRecord {
-                time_s: world.now.as_secs_f64(),
-                kind: if change == LinkChange::Up {
-                    "up"
-                } else {
-                    "down"
-                },
-                a,
-                b,
-                converged: false,
-                convergence_time_s: None,
-                messages: 0,
-                censored: false,
-            },
+            change: ChangeRecord::open(world.now.as_secs_f64(), change, a, b),
             partitioned: !graph.connected(a, self.dest) && !graph.connected(b, self.dest),
             reversals: 0,
             nodes_reversed: 0,

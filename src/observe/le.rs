@@ -35,8 +35,8 @@
 //!   time (`serialize`); under `overlap` a violation is a finding about the algorithm,
 //!   not a simulator error.
 
-use super::components;
 use super::safety::{Incidents, SafetyLog, Violation, views_and_sink};
+use super::{components, touches};
 use crate::NodeId;
 use crate::protocol::{LeaderView, Protocol};
 use crate::sim::{Observer, SimTime, World};
@@ -215,17 +215,12 @@ pub fn check_component<P: LeaderView>(
     for &m in members {
         let node = &nodes[m as usize];
         let sink = views_and_sink(
+            m,
             &node.height(),
             graph.neighbours(m),
             |j| node.neighbour_height(j),
             |j| nodes[j as usize].height(),
-        )
-        .map_err(|j| {
-            (
-                format!("node {m} has a stale view of neighbour {j}'s height"),
-                vec![m, j],
-            )
-        })?;
+        )?;
         if sink && m != leader {
             return Err((
                 format!("node {m} is a sink but {leader} leads"),
@@ -474,12 +469,7 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor<P::Height> {
     fn on_change(&mut self, change: LinkChange, a: NodeId, b: NodeId, world: &World<'_, P>) {
         self.changed.extend([a, b]);
         let graph = world.graph;
-        let touches = |x: NodeId, y: NodeId| {
-            graph.connected(x, a)
-                || graph.connected(x, b)
-                || graph.connected(y, a)
-                || graph.connected(y, b)
-        };
+        let touches = |x: NodeId, y: NodeId| touches(graph, (a, b), x, y);
         let messages = world.counters.messages;
         self.open.retain(|o| {
             let r = &mut self.records[o.record];

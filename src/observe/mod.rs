@@ -18,6 +18,19 @@ pub mod safety;
 use crate::NodeId;
 use crate::topology::components::ComponentTracker;
 
+/// Whether a record of the change `x`–`y` shares a component with the change `a`–`b`
+/// just applied (the graph is the one after it): the later change censors it.
+pub(crate) fn touches(
+    graph: &ComponentTracker,
+    (a, b): (NodeId, NodeId),
+    x: NodeId,
+    y: NodeId,
+) -> bool {
+    [x, y]
+        .iter()
+        .any(|&v| graph.connected(v, a) || graph.connected(v, b))
+}
+
 /// The nodes of every component, grouped by the tracker's labels, each group in
 /// increasing id order, groups in the order of their smallest id.
 pub(crate) fn components(graph: &ComponentTracker) -> Vec<Vec<NodeId>> {

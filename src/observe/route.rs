@@ -29,9 +29,9 @@
 //! - **Route availability**: the fraction of node-time during which nodes have a route,
 //!   the destination included, over the whole run.
 
-use super::components;
 use super::le::ChangeRecord;
 use super::safety::{Incidents, SafetyLog, Violation, views_and_sink};
+use super::{components, touches};
 use crate::NodeId;
 use crate::protocol::{Protocol, RouteView};
 use crate::sim::{Observer, SimTime, World};
@@ -182,17 +182,12 @@ pub fn check_component<P: RouteView>(
     for &m in members {
         let node = &nodes[m as usize];
         let sink = views_and_sink(
+            m,
             &node.height(),
             graph.neighbours(m),
             |j| node.neighbour_height(j),
             |j| nodes[j as usize].height(),
-        )
-        .map_err(|j| {
-            (
-                format!("node {m} has a stale view of neighbour {j}'s height"),
-                vec![m, j],
-            )
-        })?;
+        )?;
         if sink && m != dest && !graph.neighbours(m).is_empty() {
             return Err((
                 format!("node {m} is a sink: it has no route to destination {dest}"),
@@ -218,12 +213,7 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
     fn on_change(&mut self, change: LinkChange, a: NodeId, b: NodeId, world: &World<'_, P>) {
         self.stale_routes = true;
         let graph = world.graph;
-        let touches = |x: NodeId, y: NodeId| {
-            graph.connected(x, a)
-                || graph.connected(x, b)
-                || graph.connected(y, a)
-                || graph.connected(y, b)
-        };
+        let touches = |x: NodeId, y: NodeId| touches(graph, (a, b), x, y);
         self.open.retain(|o| {
             let r = &mut self.records[o.record];
             if touches(r.change.a, r.change.b) {

@@ -81,21 +81,25 @@ impl Incidents {
     }
 }
 
-/// Node `m`'s views of its neighbours against their actual heights: the first
-/// neighbour it has a stale view of, or else whether `m` is a sink (every neighbour
-/// higher; vacuously so with none). Shared by the legality checks of the families
-/// whose nodes keep heights.
+/// Node `m`'s views of its neighbours against their actual heights: an error naming
+/// the first neighbour it has a stale view of, or else whether `m` is a sink (every
+/// neighbour higher; vacuously so with none). Shared by the legality checks of the
+/// families whose nodes keep heights.
 pub fn views_and_sink<H: PartialOrd>(
+    m: NodeId,
     own: &H,
     neighbours: &[NodeId],
     view: impl Fn(NodeId) -> Option<H>,
     actual: impl Fn(NodeId) -> H,
-) -> Result<bool, NodeId> {
+) -> Result<bool, (String, Vec<NodeId>)> {
     let mut sink = true;
     for &j in neighbours {
         let height = actual(j);
         if view(j).as_ref() != Some(&height) {
-            return Err(j);
+            return Err((
+                format!("node {m} has a stale view of neighbour {j}'s height"),
+                vec![m, j],
+            ));
         }
         sink &= height > *own;
     }

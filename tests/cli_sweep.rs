@@ -3,7 +3,7 @@
 //! run and completed by rerunning it, and CSV export writes every table.
 
 use linkrev::results::store::{Store, tables as table_names};
-use polars::prelude::{CsvWriter, SerWriter};
+use polars::prelude::{CsvWriter, SerReader, SerWriter};
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -103,6 +103,14 @@ fn a_sweep_killed_part_way_resumes_to_identical_tables() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
+    // The killed sweep's lock is taken over, saying whose it was.
+    let out = linkrev(&["merge", killed.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "runs are missing");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("taking over the lock of pid {}", child.id())),
+        "{err}"
+    );
     // Whatever is on disk is readable: chunks are complete or absent.
     let store = Store::open(&killed).unwrap();
     let stored = store.completed().unwrap().len();
@@ -113,12 +121,17 @@ fn a_sweep_killed_part_way_resumes_to_identical_tables() {
     for table in table_names() {
         store.read_table(table).unwrap();
     }
+    drop(store);
+    // A compaction killed part way leaves a temporary file at the top: cleaned up.
+    let leftover = killed.join(".linkrev-compaction.tmp");
+    std::fs::write(&leftover, b"half a table").unwrap();
     ok(&linkrev(&[
         "sweep",
         &spec,
         "--results",
         killed.to_str().unwrap(),
     ]));
+    assert!(!leftover.exists(), "leftover temporary file kept");
     assert_eq!(tables(&whole), tables(&killed));
 }
 
@@ -306,4 +319,158 @@ rate = [0.1, 0.5]
         String::from_utf8_lossy(&report.stderr)
     );
     assert!(out.join("index.html").is_file());
+}
+
+#[test]
+fn a_second_sweep_on_a_directory_in_use_is_refused_naming_the_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), 12);
+    let dir = tmp.path().join("busy");
+    let d = dir.to_str().unwrap();
+    let mut first = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(["sweep", &spec, "--results", d, "--threads", "1"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the first sweep holds the lock (its pid is in the lock file).
+    let lock = dir.join(".linkrev.lock");
+    let started = Instant::now();
+    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid=")) {
+        assert!(started.elapsed() < Duration::from_secs(60), "no lock taken");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    for args in [
+        vec!["sweep", &spec, "--results", d],
+        vec!["merge", d],
+        vec!["export", d, "--csv"],
+    ] {
+        let out = linkrev(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("in use by pid {}", first.id())),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(first.wait().unwrap().success());
+    let alone = tmp.path().join("alone");
+    ok(&linkrev(&[
+        "sweep",
+        &spec,
+        "--results",
+        alone.to_str().unwrap(),
+    ]));
+    assert_eq!(tables(&alone), tables(&dir), "the first sweep lost rows");
+}
+
+#[test]
+fn a_batch_whose_chunks_were_deleted_is_reported_by_key_and_run_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), 2);
+    let whole = tmp.path().join("whole");
+    ok(&linkrev(&[
+        "sweep",
+        &spec,
+        "--results",
+        whole.to_str().unwrap(),
+    ]));
+    // Finished but not compacted (one shard of one), then one batch's per-event chunks
+    // deleted: its runs chunk alone must not count as stored.
+    let dir = tmp.path().join("damaged");
+    let d = dir.to_str().unwrap();
+    ok(&linkrev(&[
+        "sweep",
+        &spec,
+        "--results",
+        d,
+        "--shard",
+        "1/1",
+    ]));
+    let batch = std::fs::read_dir(dir.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .min()
+        .unwrap();
+    let name = batch.file_name().unwrap();
+    let keys: Vec<String> = {
+        let df = polars::prelude::ParquetReader::new(std::fs::File::open(&batch).unwrap())
+            .finish()
+            .unwrap();
+        df.column("run_key")
+            .unwrap()
+            .str()
+            .unwrap()
+            .iter()
+            .map(|k| k.unwrap().to_string())
+            .collect()
+    };
+    for table in ["changes", "requests"] {
+        std::fs::remove_file(dir.join(table).join(name)).unwrap();
+    }
+    let out = linkrev(&["merge", d]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "merge must not compact a damaged batch"
+    );
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        err.contains("is missing") && err.contains("will run again"),
+        "{err}"
+    );
+    for key in &keys {
+        assert!(
+            text.lines().any(|l| l == key),
+            "{key} not listed in\n{text}"
+        );
+        assert!(err.contains(key.as_str()), "{key} not named in\n{err}");
+    }
+    ok(&linkrev(&["sweep", &spec, "--results", d]));
+    assert_eq!(tables(&whole), tables(&dir), "rerun batch differs");
+}
+
+#[test]
+fn compacted_tables_that_lack_a_runs_rows_are_refused_by_merge_and_report() {
+    use polars::prelude::*;
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), 1);
+    let dir = tmp.path().join("compacted");
+    let d = dir.to_str().unwrap();
+    ok(&linkrev(&["sweep", &spec, "--results", d]));
+    ok(&linkrev(&["merge", d]));
+    // Drop run 0's request rows from the compacted table, as a lost write would.
+    let path = dir.join("requests.parquet");
+    let df = ParquetReader::new(std::fs::File::open(&path).unwrap())
+        .finish()
+        .unwrap();
+    let keep = df.column("run_index").unwrap().u64().unwrap().not_equal(0);
+    let key = df
+        .column("run_key")
+        .unwrap()
+        .str()
+        .unwrap()
+        .get(0)
+        .unwrap()
+        .to_string();
+    let mut short = df.filter(&keep).unwrap();
+    ParquetWriter::new(std::fs::File::create(&path).unwrap())
+        .finish(&mut short)
+        .unwrap();
+    let report = tmp.path().join("report");
+    for args in [
+        vec!["merge", d],
+        vec!["report", d, "--out", report.to_str().unwrap()],
+    ] {
+        let out = linkrev(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("run {key} has 0 of its")) && err.contains("`requests` rows"),
+            "{args:?}: {err}"
+        );
+    }
 }

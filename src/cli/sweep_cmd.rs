@@ -233,8 +233,12 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Mismatch);
     }
     store.compact()?;
+    store.refuse_missing_rows(
+        "the compacted tables were written without them (by two processes at once, or \
+         from damaged chunks): run the sweep again into a new results directory",
+    )?;
     println!(
-        "{}: all {} runs present; tables compacted",
+        "{}: all {} runs present with all their rows; tables compacted",
         args.dir.display(),
         plan.runs.len()
     );
@@ -248,6 +252,10 @@ const EXPORT_PIECE_ROWS: usize = 200_000;
 pub fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     let store = Store::open(&args.dir)?;
     store.check_tables()?;
+    store.refuse_missing_rows(&format!(
+        "`linkrev merge {}` removes incomplete batches so that the sweep reruns them",
+        args.dir.display()
+    ))?;
     for table in tables() {
         let path = args.dir.join(format!("{table}.csv"));
         let mut rows = 0;

@@ -53,6 +53,16 @@ impl Experiment {
     /// Opens a results directory written by `linkrev sweep` (complete or not).
     pub fn open(dir: &Path) -> anyhow::Result<Self> {
         let store = Store::open_read_only(dir)?;
+        if let Some(holder) = crate::results::lock::current_holder(dir) {
+            eprintln!(
+                "note: {} is being written by {holder}: this report shows the runs stored so far",
+                dir.display()
+            );
+        }
+        store.refuse_missing_rows(&format!(
+            "`linkrev merge {}` removes incomplete batches so that the sweep reruns them",
+            dir.display()
+        ))?;
         let (spec_text, _) = spec_copy::read(dir)?;
         let plan = spec_copy::plan(dir)?;
         let runs = store.read_table("runs")?;

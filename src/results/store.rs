@@ -11,7 +11,10 @@
 //! which runs exist, never on how they were batched, threaded or sharded, so compacted
 //! tables are byte-identical for the same spec.
 
-use super::tables::{ParamSchema, RunRecord, event_frame, runs_frame, tool_version};
+use super::lock::DirLock;
+use super::tables::{
+    ParamSchema, RunRecord, event_frame, runs_frame, stored_rows_column, tool_version,
+};
 use crate::family::EventTable;
 use crate::output::write_atomically;
 use anyhow::{Context, bail};
@@ -33,6 +36,21 @@ pub fn tables() -> Vec<&'static str> {
 /// One experiment's result directory.
 pub struct Store {
     dir: PathBuf,
+    /// Held by a store that writes (see [`DirLock`]); `None` for a read-only one.
+    _lock: Option<DirLock>,
+}
+
+/// Removes `dir`'s temporary files of interrupted writes (`.linkrev-*.tmp`).
+fn remove_temporaries(dir: &Path) -> anyhow::Result<()> {
+    let listing = fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))?;
+    for entry in listing {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with(".linkrev-") && name.ends_with(".tmp") && path.is_file() {
+            fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
+        }
+    }
+    Ok(())
 }
 
 fn chunk_name(first_index: usize) -> String {
@@ -57,6 +75,14 @@ fn read_parquet(path: &Path) -> anyhow::Result<DataFrame> {
     let df = ParquetReader::new(file).finish();
     anyhow::Context::with_context(df, || {
         format!("reading {} (corrupt chunk?)", path.display())
+    })
+}
+
+/// The number of rows of a Parquet file, from its footer.
+fn parquet_rows(path: &Path) -> anyhow::Result<usize> {
+    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    anyhow::Context::with_context(ParquetReader::new(file).num_rows(), || {
+        format!("reading {}", path.display())
     })
 }
 
@@ -85,43 +111,49 @@ fn chunk_index(path: &Path) -> Option<usize> {
 }
 
 impl Store {
-    /// Opens (creating) `dir` and removes chunks orphaned by an interrupted batch, and
-    /// temporary files of interrupted writes. Only for a process that is alone on `dir`:
-    /// a writer running beside it would lose its chunks in flight (see [`Store::open_shard`]).
+    /// Opens (creating) `dir` for a process that must be alone there, holding its lock
+    /// ([`DirLock::exclusive`]) until the store is dropped. Cleans up what a kill left:
+    /// temporary files of interrupted writes, chunks of batches that were never
+    /// committed, and batches whose chunks are missing or short (reported by run key,
+    /// and run again by the next sweep).
     pub fn open(dir: &Path) -> anyhow::Result<Self> {
-        Self::open_with(dir, None)
+        let lock = DirLock::exclusive(dir)?;
+        Self::open_with(dir, None, lock)
     }
 
     /// Opens `dir` for one shard of a plan while other shards may be writing to it at
-    /// the same time (a Slurm array job): removes only orphaned chunks of the runs this
-    /// shard `owns` (by run index) and leaves temporary files alone, since they may be
-    /// another shard's writes in progress. `linkrev merge`, which runs alone, cleans up
-    /// the rest.
+    /// the same time (a Slurm array job), sharing the lock with them: cleans up only
+    /// batches of the runs this shard `owns` (by run index) and leaves temporary files
+    /// alone, since they may be another shard's writes in progress. `linkrev merge`,
+    /// which runs alone, cleans up the rest.
     pub fn open_shard(dir: &Path, owns: &dyn Fn(usize) -> bool) -> anyhow::Result<Self> {
-        Self::open_with(dir, Some(owns))
+        let lock = DirLock::shared(dir)?;
+        Self::open_with(dir, Some(owns), lock)
     }
 
-    fn open_with(dir: &Path, owns: Option<&dyn Fn(usize) -> bool>) -> anyhow::Result<Self> {
+    fn open_with(
+        dir: &Path,
+        owns: Option<&dyn Fn(usize) -> bool>,
+        lock: DirLock,
+    ) -> anyhow::Result<Self> {
         for table in tables() {
             fs::create_dir_all(dir.join(table))
                 .with_context(|| format!("creating {}", dir.join(table).display()))?;
         }
-        // Temporary files of writes a kill interrupted (never renamed into place).
-        for table in tables().into_iter().filter(|_| owns.is_none()) {
-            let listing = fs::read_dir(dir.join(table))
-                .with_context(|| format!("listing {}", dir.join(table).display()))?;
-            for entry in listing {
-                let path = entry?.path();
-                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                if name.starts_with(".linkrev-") && name.ends_with(".tmp") {
-                    fs::remove_file(&path)
-                        .with_context(|| format!("removing {}", path.display()))?;
-                }
+        if owns.is_none() {
+            // Temporary files of writes a kill interrupted (never renamed into place):
+            // chunks in the table directories, compacted tables at the top.
+            let places =
+                std::iter::once(dir.to_path_buf()).chain(tables().into_iter().map(|t| dir.join(t)));
+            for place in places {
+                remove_temporaries(&place)?;
             }
         }
         let store = Store {
             dir: dir.to_path_buf(),
+            _lock: Some(lock),
         };
+        store.drop_incomplete_batches(owns)?;
         let committed: Vec<_> = parquet_files(&dir.join(RUNS))?
             .iter()
             .filter_map(|p| p.file_name().map(|n| n.to_owned()))
@@ -142,6 +174,70 @@ impl Store {
         Ok(store)
     }
 
+    /// Un-commits every batch (of the runs `owns`, or all) whose per-event chunks do not
+    /// hold the rows its `runs` chunk recorded: a chunk deleted or truncated after the
+    /// batch was written. Its `runs` chunk goes first, so the runs count as not stored
+    /// and are run again; the note names them.
+    fn drop_incomplete_batches(&self, owns: Option<&dyn Fn(usize) -> bool>) -> anyhow::Result<()> {
+        for runs_chunk in parquet_files(&self.dir.join(RUNS))? {
+            if owns.is_some_and(|owns| !chunk_index(&runs_chunk).is_some_and(owns)) {
+                continue;
+            }
+            let runs = read_parquet(&runs_chunk)?;
+            let Some(name) = runs_chunk.file_name() else {
+                continue;
+            };
+            let mut problems = Vec::new();
+            for table in EventTable::ALL {
+                let Ok(recorded) = runs.column(&stored_rows_column(table)) else {
+                    // Written before runs recorded their rows: `check_columns` refuses it.
+                    return Ok(());
+                };
+                let recorded: u64 = recorded.u64()?.iter().flatten().sum();
+                let chunk = self.dir.join(table.name()).join(name);
+                let compacted = self.dir.join(format!("{}.parquet", table.name()));
+                let problem = if !chunk.exists() && compacted.exists() {
+                    // A compaction killed part way moved it there; `verify` checks it.
+                    None
+                } else if !chunk.exists() {
+                    Some("is missing".to_string())
+                } else {
+                    match parquet_rows(&chunk) {
+                        Ok(n) if n as u64 == recorded => None,
+                        Ok(n) => Some(format!(
+                            "holds {n} rows where the batch recorded {recorded}"
+                        )),
+                        Err(_) => Some("is unreadable (corrupt?)".to_string()),
+                    }
+                };
+                if let Some(problem) = problem {
+                    problems.push(format!("{} {problem}", chunk.display()));
+                }
+            }
+            if problems.is_empty() {
+                continue;
+            }
+            let keys: Vec<String> = runs
+                .column("run_key")?
+                .str()?
+                .iter()
+                .flatten()
+                .map(str::to_string)
+                .collect();
+            fs::remove_file(&runs_chunk)
+                .with_context(|| format!("removing {}", runs_chunk.display()))?;
+            eprintln!(
+                "warning: {}: {}; the {} run(s) of that batch are not counted as stored and \
+                 will run again: {}",
+                self.dir.display(),
+                problems.join("; "),
+                keys.len(),
+                keys.join(", ")
+            );
+        }
+        Ok(())
+    }
+
     /// A results directory for reading only (a report): changes nothing on disk, so it
     /// is safe while a sweep is still writing. Errors if `dir` holds no `runs` table.
     pub fn open_read_only(dir: &Path) -> anyhow::Result<Self> {
@@ -154,6 +250,7 @@ impl Store {
         }
         Ok(Store {
             dir: dir.to_path_buf(),
+            _lock: None,
         })
     }
 
@@ -319,6 +416,62 @@ impl Store {
         Ok(())
     }
 
+    /// Checks that every stored run's rows are all there: in each per-event table, the
+    /// rows of each run the `runs` table holds equal the count its `runs` row recorded.
+    /// Rows of runs not (yet) in the `runs` table are a batch in flight and not judged.
+    pub fn verify(&self) -> anyhow::Result<Vec<MissingRows>> {
+        let columns = self.columns(RUNS)?;
+        let counted: Vec<String> = EventTable::ALL.map(stored_rows_column).to_vec();
+        if columns.is_empty() || !counted.iter().all(|c| columns.contains(c)) {
+            return Ok(Vec::new());
+        }
+        let mut wanted = vec!["run_key"];
+        wanted.extend(counted.iter().map(String::as_str));
+        let runs = self.read_columns(RUNS, &wanted)?;
+        let index = run_indices(&runs)?;
+        let keys = runs.column("run_key")?.str()?.clone();
+        let mut missing = Vec::new();
+        for (table, column) in EventTable::ALL.into_iter().zip(&counted) {
+            let mut found: std::collections::HashMap<u64, u64> = Default::default();
+            for i in run_indices(&self.read_columns(table.name(), &[])?)? {
+                *found.entry(i).or_default() += 1;
+            }
+            let recorded = runs.column(column)?.u64()?;
+            for (row, (&i, recorded)) in index.iter().zip(recorded.iter()).enumerate() {
+                let recorded = recorded.unwrap_or(0);
+                let found = found.get(&i).copied().unwrap_or(0);
+                if found != recorded {
+                    missing.push(MissingRows {
+                        run_key: keys.get(row).unwrap_or("?").to_string(),
+                        table: table.name(),
+                        recorded,
+                        found,
+                    });
+                }
+            }
+        }
+        Ok(missing)
+    }
+
+    /// [`Store::verify`] as an error naming the runs (at most ten of them), for the
+    /// commands that must not go on with a table that lacks rows.
+    pub fn refuse_missing_rows(&self, what_now: &str) -> anyhow::Result<()> {
+        let missing = self.verify()?;
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let runs: std::collections::BTreeSet<&str> =
+            missing.iter().map(|m| m.run_key.as_str()).collect();
+        let shown: Vec<String> = missing.iter().take(10).map(ToString::to_string).collect();
+        bail!(
+            "{}: the tables lack rows of {} stored run(s): {}{}; {what_now}",
+            self.dir.display(),
+            runs.len(),
+            shown.join("; "),
+            if missing.len() > 10 { "; …" } else { "" }
+        );
+    }
+
     /// A table read back whole (compacted file plus any chunks), sorted by run index.
     pub fn read_table(&self, table: &str) -> anyhow::Result<DataFrame> {
         self.read(table, None)
@@ -467,6 +620,29 @@ fn without_compacted_runs(
         *df = df.filter(&mask)?;
     }
     Ok(frames)
+}
+
+/// A stored run whose rows in one per-event table differ from what it recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissingRows {
+    /// The run's key.
+    pub run_key: String,
+    /// The per-event table.
+    pub table: &'static str,
+    /// The rows its `runs` row recorded.
+    pub recorded: u64,
+    /// The rows the table holds.
+    pub found: u64,
+}
+
+impl std::fmt::Display for MissingRows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "run {} has {} of its {} `{}` rows",
+            self.run_key, self.found, self.recorded, self.table
+        )
+    }
 }
 
 /// Runs per row group of a compacted table (see [`Store::compact`]).

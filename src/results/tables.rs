@@ -234,11 +234,34 @@ pub fn runs_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<D
         ),
         Column::new("mob_mean_speed".into(), s(&|r| Some(r.mobility.mean_speed))),
     ]);
+    // What the run stored in each per-event table: `merge`, compaction, resume and
+    // `report` check the tables against these counts, so rows lost to a damaged or
+    // half-written directory are found instead of silently missing from a figure.
+    for table in EventTable::ALL {
+        columns.push(Column::new(
+            stored_rows_column(table).into(),
+            u(&|r| event_rows(table, &r.output) as u64),
+        ));
+    }
     // A parameter column (e.g. `nodes` when swept) already holds what a same-named
     // metric would repeat; keep the first.
     let mut seen = std::collections::HashSet::new();
     columns.retain(|c| seen.insert(c.name().clone()));
     frame(columns)
+}
+
+/// The `runs` column recording how many rows a run stored in `table`.
+pub fn stored_rows_column(table: EventTable) -> String {
+    format!("rows_{}", table.name())
+}
+
+/// How many rows one run contributes to a per-event table.
+pub fn event_rows(table: EventTable, output: &RunOutput) -> usize {
+    match table {
+        EventTable::Changes => output.changes().len(),
+        EventTable::Requests => output.requests().len(),
+        EventTable::RouteChanges => output.route_changes().len(),
+    }
 }
 
 /// The rows of a per-event table.
@@ -259,7 +282,7 @@ pub fn event_frame(
 pub fn route_changes_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<DataFrame> {
     let counts: Vec<usize> = records
         .iter()
-        .map(|r| r.output.route_changes().len())
+        .map(|r| event_rows(EventTable::RouteChanges, &r.output))
         .collect();
     let mut columns = id_columns(records, &counts, schema);
     let rows = || records.iter().flat_map(|r| r.output.route_changes().iter());
@@ -283,7 +306,10 @@ pub fn route_changes_frame(records: &[RunRecord], schema: &ParamSchema) -> Polar
 
 /// One row per topology change of the leader-election runs.
 pub fn changes_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<DataFrame> {
-    let counts: Vec<usize> = records.iter().map(|r| r.output.changes().len()).collect();
+    let counts: Vec<usize> = records
+        .iter()
+        .map(|r| event_rows(EventTable::Changes, &r.output))
+        .collect();
     let mut columns = id_columns(records, &counts, schema);
     columns.extend(change_columns(|| {
         records.iter().flat_map(|r| r.output.changes().iter())
@@ -323,7 +349,10 @@ fn change_columns<'r, I: Iterator<Item = &'r ChangeRecord>>(rows: impl Fn() -> I
 /// One row per CS request of the mutual-exclusion runs; requests still waiting at the end
 /// have null `entered_s`, `exited_s` and `wait_s`.
 pub fn requests_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<DataFrame> {
-    let counts: Vec<usize> = records.iter().map(|r| r.output.requests().len()).collect();
+    let counts: Vec<usize> = records
+        .iter()
+        .map(|r| event_rows(EventTable::Requests, &r.output))
+        .collect();
     let mut columns = id_columns(records, &counts, schema);
     let rows = || records.iter().flat_map(|r| r.output.requests().iter());
     columns.extend([

@@ -260,6 +260,9 @@ pub fn execute(
     report.stored = store.completed()?.len();
     if !report.interrupted && options.shard.is_none() && report.stored == plan.runs.len() {
         store.compact()?;
+        store.refuse_missing_rows(
+            "the compacted tables lack them: run the sweep again into a new results directory",
+        )?;
     }
     Ok(report)
 }

@@ -1,0 +1,318 @@
+//! One writer per results directory: the lock file `<dir>/.linkrev.lock`.
+//!
+//! Two processes writing one directory (a double-clicked sweep, a resubmitted job, a
+//! merge beside a running sweep) can remove each other's chunks and compact a table
+//! without another process's rows. So every command that writes a results directory
+//! holds its lock for as long as it writes:
+//!
+//! - **exclusive** (`sweep` of a whole plan, `merge`, `export`): the file records the
+//!   holder's pid, host, command and start time, which a refused process prints;
+//! - **shared** (`sweep --shard`): shards of one Slurm array job write disjoint runs
+//!   side by side, so they share the lock; no exclusive writer may run beside them.
+//!
+//! The lock is an OS file lock (`flock`) on the file, which the kernel releases when its
+//! holder dies however it dies, so a lock left by a killed process is never in the way:
+//! the next writer takes it over, and says whose it was. The file itself stays (removing
+//! it would race with a process that has just opened it); only its contents are cleared
+//! when the holder finishes.
+
+use anyhow::{Context, bail};
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// The lock file's name inside a results directory.
+pub const LOCK_FILE: &str = ".linkrev.lock";
+
+/// A held lock on a results directory; released when dropped.
+#[derive(Debug)]
+pub struct DirLock {
+    file: File,
+    path: PathBuf,
+    exclusive: bool,
+}
+
+/// Who holds (or last held) a lock, as its file records it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Holder {
+    /// The holder's process id.
+    pub pid: u32,
+    /// The host it ran on.
+    pub host: String,
+    /// What it was doing (e.g. `linkrev sweep analysis/me_load.toml`).
+    pub command: String,
+    /// When it took the lock (seconds since the Unix epoch).
+    pub since: u64,
+}
+
+impl Holder {
+    fn me() -> Holder {
+        Holder {
+            pid: std::process::id(),
+            host: host_name(),
+            command: std::env::args().collect::<Vec<_>>().join(" "),
+            since: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        }
+    }
+
+    fn parse(text: &str) -> Option<Holder> {
+        let mut holder = Holder::default();
+        for line in text.lines() {
+            let (key, value) = line.split_once('=')?;
+            match key {
+                "pid" => holder.pid = value.parse().ok()?,
+                "host" => holder.host = value.to_string(),
+                "command" => holder.command = value.to_string(),
+                "since" => holder.since = value.parse().ok()?,
+                _ => {}
+            }
+        }
+        (holder.pid != 0).then_some(holder)
+    }
+
+    fn render(&self) -> String {
+        format!(
+            "pid={}\nhost={}\ncommand={}\nsince={}\n",
+            self.pid,
+            self.host,
+            self.command.replace('\n', " "),
+            self.since
+        )
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "pid {} on host {} (`{}`, since {})",
+            self.pid,
+            self.host,
+            self.command,
+            format_time(self.since)
+        )
+    }
+}
+
+/// `YYYY-MM-DD HH:MM:SS UTC` of a Unix time, without a date crate.
+fn format_time(secs: u64) -> String {
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rem / 3_600,
+        rem % 3_600 / 60,
+        rem % 60
+    )
+}
+
+/// This machine's name: what a lock records so that a refused user can find the holder.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "unknown-host".to_string())
+}
+
+impl DirLock {
+    /// Takes `dir`'s lock for a process that must be alone there (a whole-plan sweep, a
+    /// merge, an export). Errors (exit code 2) naming the holder when another process
+    /// has it; takes over, with a message on stderr, a lock whose holder has died.
+    pub fn exclusive(dir: &Path) -> anyhow::Result<DirLock> {
+        Self::take(dir, true)
+    }
+
+    /// Takes `dir`'s lock shared, for one shard of an array job: shards run beside each
+    /// other, but not beside an exclusive writer.
+    pub fn shared(dir: &Path) -> anyhow::Result<DirLock> {
+        Self::take(dir, false)
+    }
+
+    fn take(dir: &Path, exclusive: bool) -> anyhow::Result<DirLock> {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let path = dir.join(LOCK_FILE);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .with_context(|| format!("opening the lock file {}", path.display()))?;
+        let attempt = if exclusive {
+            file.try_lock()
+        } else {
+            file.try_lock_shared()
+        };
+        let recorded = read_holder(&mut file);
+        match attempt {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                let who = match &recorded {
+                    Some(holder) => holder.describe(),
+                    None => "the shards of an array job (`linkrev sweep --shard`)".to_string(),
+                };
+                bail!(
+                    "{} is in use by {who}: wait for it to finish (or stop it), then run this \
+                     command again; two processes writing one results directory could lose rows",
+                    dir.display()
+                );
+            }
+            Err(TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("locking {}", path.display()));
+            }
+        }
+        if exclusive {
+            if let Some(old) = recorded {
+                if old.host != host_name() {
+                    // The lock is free here, but on a shared file system the holder may
+                    // run on a host whose locks this one cannot see.
+                    bail!(
+                        "{} was locked by {} and not released; linkrev cannot tell from \
+                         this host whether that process still runs: if it does not, remove \
+                         {} and run this command again",
+                        dir.display(),
+                        old.describe(),
+                        path.display()
+                    );
+                }
+                eprintln!(
+                    "note: taking over the lock of {}, which ended without releasing it \
+                     (killed?); its unfinished writes are cleaned up",
+                    old.describe()
+                );
+            }
+            file.set_len(0)
+                .and_then(|()| file.seek(SeekFrom::Start(0)).map(|_| ()))
+                .and_then(|()| file.write_all(Holder::me().render().as_bytes()))
+                .and_then(|()| file.sync_all())
+                .with_context(|| format!("writing the lock file {}", path.display()))?;
+        }
+        Ok(DirLock {
+            file,
+            path,
+            exclusive,
+        })
+    }
+
+    /// The lock file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn read_holder(file: &mut File) -> Option<Holder> {
+    let mut text = String::new();
+    file.seek(SeekFrom::Start(0)).ok()?;
+    file.read_to_string(&mut text).ok()?;
+    Holder::parse(&text)
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        // Cleared, not removed: a process that has just opened the file must lock the
+        // same file as the next one. The OS lock goes with the file handle.
+        if self.exclusive {
+            let _ = self.file.set_len(0);
+        }
+        let _ = self.file.unlock();
+    }
+}
+
+/// Who holds `dir`'s lock right now, if anyone (for a reader, e.g. a report, to say
+/// that the tables are still being written).
+pub fn current_holder(dir: &Path) -> Option<String> {
+    let mut file = File::open(dir.join(LOCK_FILE)).ok()?;
+    match file.try_lock_shared() {
+        Ok(()) => {
+            let _ = file.unlock();
+            None
+        }
+        Err(TryLockError::WouldBlock) => Some(match read_holder(&mut file) {
+            Some(holder) => holder.describe(),
+            None => "the shards of an array job".to_string(),
+        }),
+        Err(TryLockError::Error(_)) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_exclusive_lock_is_refused_naming_the_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = DirLock::exclusive(dir.path()).unwrap();
+        let err = DirLock::exclusive(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("pid {}", std::process::id())),
+            "{err}"
+        );
+        assert!(err.contains(&host_name()), "{err}");
+        assert!(DirLock::shared(dir.path()).is_err());
+        assert!(current_holder(dir.path()).is_some());
+        drop(first);
+        assert!(current_holder(dir.path()).is_none());
+        DirLock::exclusive(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn shards_share_the_lock_and_keep_an_exclusive_writer_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = DirLock::shared(dir.path()).unwrap();
+        let b = DirLock::shared(dir.path()).unwrap();
+        let err = DirLock::exclusive(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("shards"), "{err}");
+        drop((a, b));
+        DirLock::exclusive(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn a_lock_left_by_a_dead_process_on_this_host_is_taken_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let dead = Holder {
+            pid: 999_999_999,
+            host: host_name(),
+            command: "linkrev sweep x.toml".into(),
+            since: 0,
+        };
+        std::fs::write(dir.path().join(LOCK_FILE), dead.render()).unwrap();
+        let lock = DirLock::exclusive(dir.path()).unwrap();
+        let text = std::fs::read_to_string(lock.path()).unwrap();
+        assert_eq!(Holder::parse(&text).unwrap().pid, std::process::id());
+    }
+
+    #[test]
+    fn a_lock_recorded_by_another_host_is_not_taken_over_silently() {
+        let dir = tempfile::tempdir().unwrap();
+        let other = Holder {
+            pid: 42,
+            host: format!("{}-elsewhere", host_name()),
+            command: "linkrev sweep x.toml".into(),
+            since: 0,
+        };
+        std::fs::write(dir.path().join(LOCK_FILE), other.render()).unwrap();
+        let err = DirLock::exclusive(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("-elsewhere") && err.contains("remove"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn times_are_rendered_as_utc_dates() {
+        assert_eq!(format_time(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(format_time(1_796_112_000), "2026-12-01 08:00:00 UTC");
+    }
+}

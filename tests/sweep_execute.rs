@@ -335,3 +335,29 @@ fn a_directory_with_other_columns_is_refused() {
     let report = execute(&plan, &dir, &options(1, 2, None), &never, &Quiet).unwrap();
     assert_eq!(report.already_done + report.ran, 12);
 }
+
+#[test]
+fn a_compaction_killed_between_tables_finishes_to_the_same_tables() {
+    let plan = plan();
+    let stop = AtomicBool::new(false);
+    let root = tempfile::tempdir().unwrap();
+    let whole = root.path().join("whole");
+    execute(&plan, &whole, &options(2, 4, None), &stop, &Quiet).unwrap();
+    let shard = Shard::parse("1/1").unwrap();
+    // The compacted `changes` table written, then killed: (a) before its chunks were
+    // removed, (b) after. Either way the batches are complete, none is rerun, and
+    // compaction finishes to the tables of an uninterrupted sweep.
+    for chunks_removed in [false, true] {
+        let dir = root.path().join(format!("killed-{chunks_removed}"));
+        execute(&plan, &dir, &options(2, 4, Some(shard)), &stop, &Quiet).unwrap();
+        std::fs::copy(whole.join("changes.parquet"), dir.join("changes.parquet")).unwrap();
+        if chunks_removed {
+            std::fs::remove_dir_all(dir.join("changes")).unwrap();
+        }
+        let store = Store::open(&dir).unwrap();
+        assert_eq!(store.completed().unwrap().len(), 12, "a batch was dropped");
+        store.compact().unwrap();
+        assert!(store.verify().unwrap().is_empty());
+        assert_eq!(tables(&whole), tables(&dir));
+    }
+}

@@ -157,6 +157,15 @@ fn parse_params(text: &str, source: &str) -> Result<Params, InputError> {
         if !v.is_finite() || v < 0.0 || (positive && v == 0.0) {
             return Err(error());
         }
+        if let Some(problem) = (key == "duration")
+            .then(|| crate::mobility::trace::time_beyond_limit(v))
+            .flatten()
+        {
+            return Err(InputError::new(
+                Location::line(source, line).with_field(key),
+                problem,
+            ));
+        }
         Ok(Some(v))
     };
     let required = |key: &str, what: &str, positive: bool| -> Result<f64, InputError> {
@@ -306,6 +315,9 @@ fn node_legs(
             *slot = value + 0.0;
         }
         let [t, x, y, z] = numbers;
+        if let Some(problem) = crate::mobility::trace::time_beyond_limit(t) {
+            return Err(InputError::new(at(format!("waypoint {k} time")), problem));
+        }
         let p = Point::new(x, y);
         if z != 0.0 {
             return Err(InputError::new(

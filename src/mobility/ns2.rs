@@ -375,6 +375,16 @@ impl<'a> LineParser<'a, '_> {
                 format!("expected a node index (a non-negative integer), found `{word}`"),
             )
         })?;
+        if node as usize >= crate::mobility::trace::MAX_NODES {
+            return Err(self.error(
+                "node",
+                format!(
+                    "node index {node} is beyond the limit of {} nodes (indices 0 to {})",
+                    crate::mobility::trace::MAX_NODES,
+                    crate::mobility::trace::MAX_NODES - 1
+                ),
+            ));
+        }
         if !self.eat(Tok::Close) {
             return Err(self.error(
                 "node",
@@ -439,6 +449,9 @@ impl<'a> LineParser<'a, '_> {
                     ));
                 }
                 let time = self.non_negative("time", "time")?;
+                if let Some(problem) = crate::mobility::trace::time_beyond_limit(time) {
+                    return Err(self.error("time", problem));
+                }
                 if !self.eat(Tok::Quote) {
                     return Err(self.error(
                         "command",
@@ -750,6 +763,11 @@ impl<'s> Reader<'s> {
                         self.error(line, &key, format!("expected a number, found `{value}`"))
                     })?;
                     let positive = key == "duration";
+                    if let Some(problem) =
+                        crate::mobility::trace::time_beyond_limit(number).filter(|_| positive)
+                    {
+                        return Err(self.error(line, &key, problem));
+                    }
                     let ok = number.is_finite() && (number > 0.0 || !positive && number == 0.0);
                     if !ok {
                         let what = if positive {

@@ -142,6 +142,16 @@ impl RwpParams {
                 "need at least 1 node, got 0",
             ));
         }
+        if self.nodes > super::trace::MAX_NODES {
+            return Err(InputError::parameter(
+                "nodes",
+                format!(
+                    "{} nodes is beyond the limit of {}",
+                    self.nodes,
+                    super::trace::MAX_NODES
+                ),
+            ));
+        }
         let Area { width, height } = self.area;
         let positive = |v: f64| v.is_finite() && v > 0.0;
         if !(positive(width) && positive(height) && width.hypot(height).is_finite()) {

@@ -10,6 +10,27 @@
 
 use std::fmt;
 
+/// The latest time a trace file may give, seconds (about 32 years). Mobility studies
+/// span hours; a later time is a unit mistake (milliseconds or nanoseconds written as
+/// seconds), and accepting it would make a run simulate for ages instead of failing.
+pub const MAX_TRACE_TIME: f64 = 1e9;
+
+/// The most nodes a trace may have. The largest networks studied with link reversal have
+/// thousands of nodes; a million would need gigabytes before the first event (a typo, or
+/// a node id that is a hash), so the readers and the generator refuse it with a message.
+pub const MAX_NODES: usize = 100_000;
+
+/// Why `t` (seconds) cannot be a trace time, if it is beyond [`MAX_TRACE_TIME`]: the
+/// message the trace readers attach to the line and field that hold it.
+pub fn time_beyond_limit(t: f64) -> Option<String> {
+    (t > MAX_TRACE_TIME).then(|| {
+        format!(
+            "{t} s is later than the limit of {MAX_TRACE_TIME:.0e} s (about 32 years): trace \
+             times are seconds; is this one in milliseconds or nanoseconds?"
+        )
+    })
+}
+
 /// A point (or displacement) in the plane, metres.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Point {

@@ -167,13 +167,30 @@ pub fn link_timeline(trace: &Trace, range: f64) -> LinkTimeline {
 /// tighter boxes (fewer candidate pairs) but split every pair's legs at more window
 /// boundaries; measured on 100 nodes in 1500×300 m, factors 1 to 8 cost the same within
 /// noise and 0.5 cost twice as much.
+///
+/// The number of windows is bounded by the size of the input ([`max_windows`]): with the
+/// window set by the fastest leg alone, one outlier (a leg at 1e9 m/s, a BonnMotion leg a
+/// nanosecond long, a time written in nanoseconds that stretches the trace to 1e12 s)
+/// would cut the trace into billions of windows and never finish. Longer windows only
+/// make the boxes of the nodes that move far within one larger, so the events are the
+/// same; the bound never binds on the traces setdest, BonnMotion or our generator write.
 fn window_length(trace: &Trace, range: f64) -> f64 {
     let vmax = trace.max_speed();
-    if vmax > 0.0 {
+    let uniform = if vmax > 0.0 {
         (2.0 * range / vmax).min(trace.duration)
     } else {
         trace.duration
-    }
+    };
+    uniform.max(trace.duration / max_windows(trace))
+}
+
+/// At most this many windows: 16 per leg of the average node, plus 1,024. A random
+/// waypoint node crosses about `range` per window at its top speed, and a leg spans a
+/// few windows at most, so ordinary traces stay far below it; each window costs a sort of
+/// the `n` boxes, so the bound keeps that part of the cost within O(legs · log n).
+fn max_windows(trace: &Trace) -> f64 {
+    let legs: usize = trace.nodes.iter().map(|t| t.legs().len()).sum();
+    16.0 * legs as f64 / trace.node_count().max(1) as f64 + 1024.0
 }
 
 /// Axis-aligned box of a node's positions during a window, and its legs there.
@@ -633,6 +650,39 @@ mod tests {
         let tl = link_timeline(&t, 1.0);
         assert_eq!(tl.initial_links(), vec![(0, 1)]);
         assert!(tl.events.is_empty());
+    }
+
+    #[test]
+    fn an_outlier_leg_neither_multiplies_the_windows_nor_loses_its_contact() {
+        // Node 1 crosses node 0's range at 1e9 m/s (0.2 µs in range); node 2 drifts at
+        // 1 m/s; the trace lasts 1e12 s (a time written in nanoseconds). With windows
+        // set by the fastest leg this was 1e16 windows; now it is bounded by the legs.
+        let t = trace(
+            vec![
+                vec![leg(0.0, 1e12, (500.0, 0.0), (0.0, 0.0))],
+                vec![
+                    leg(0.0, 1.0, (0.0, 0.0), (0.0, 0.0)),
+                    leg(1.0, 1.0 + 1e-6, (0.0, 0.0), (1e9, 0.0)),
+                    leg(1.0 + 1e-6, 1e12, (1000.0, 0.0), (0.0, 0.0)),
+                ],
+                vec![
+                    leg(0.0, 300.0, (500.0, 900.0), (0.0, -1.0)),
+                    leg(300.0, 1e12, (500.0, 600.0), (0.0, 0.0)),
+                ],
+            ],
+            1e12,
+        );
+        assert!(t.duration / window_length(&t, 100.0) <= max_windows(&t));
+        let tl = link_timeline(&t, 100.0);
+        let got: Vec<_> = tl.events.iter().map(|e| (e.a, e.b, e.change)).collect();
+        assert_eq!(
+            got,
+            vec![(0, 1, LinkChange::Up), (0, 1, LinkChange::Down)],
+            "{:?}",
+            tl.events
+        );
+        assert!((tl.events[0].time - (1.0 + 4e-7)).abs() < 1e-12);
+        assert!((tl.events[1].time - (1.0 + 6e-7)).abs() < 1e-12);
     }
 
     #[test]

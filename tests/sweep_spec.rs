@@ -48,12 +48,65 @@ fn error(text: &str, key_path: &str) -> String {
     let (_dir, path) = write_spec(text);
     let err = spec::plan_from_file(&path).expect_err("the spec must be refused");
     let message = err.to_string();
-    let prefix = format!("{}: {key_path}: ", path.display());
+    // `file:line: key.path: …`, or `file: key.path: …` for a key that is missing.
+    let file = path.display().to_string();
+    let rest = message
+        .strip_prefix(&file)
+        .unwrap_or_else(|| panic!("expected `{file}…`, got `{message}`"));
+    let rest = match rest.strip_prefix(':') {
+        Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => {
+            r.trim_start_matches(|c: char| c.is_ascii_digit())
+        }
+        _ => rest,
+    };
     assert!(
-        message.starts_with(&prefix),
-        "expected `{prefix}…`, got `{message}`"
+        rest.starts_with(&format!(": {key_path}: ")),
+        "expected `{file}[:line]: {key_path}: …`, got `{message}`"
     );
     message
+}
+
+/// The line (from 1) of the first line of `text` that starts with `start`.
+fn line_of(text: &str, start: &str) -> usize {
+    1 + text
+        .lines()
+        .position(|l| l.trim_start().starts_with(start))
+        .unwrap_or_else(|| panic!("no line starting with {start}"))
+}
+
+#[test]
+fn spec_errors_give_the_line_of_the_value() {
+    for (text, key_path, line) in [
+        (
+            ME.replace("pause = 5.0", "pause = \"long\""),
+            "mobility.pause",
+            "pause",
+        ),
+        (
+            ME.replace("nodes = 10", "nodes = [10, 0]"),
+            "mobility.nodes[1]",
+            "nodes",
+        ),
+        // Found by the cross-key checks after parsing, still located.
+        (
+            ME.replace("speed_min = 1.0", "speed_min = [1.0, 7.0]"),
+            "mobility.speed_max[0]",
+            "speed_max",
+        ),
+        (
+            ME.replace("master_seed = 7", "master_seed = -7"),
+            "master_seed",
+            "master_seed",
+        ),
+    ] {
+        let (_dir, path) = write_spec(&text);
+        let message = spec::plan_from_file(&path).unwrap_err().to_string();
+        let expected = format!("{}:{}: {key_path}: ", path.display(), line_of(&text, line));
+        assert!(
+            message.starts_with(&expected),
+            "expected `{expected}…`, got `{message}`"
+        );
+    }
 }
 
 fn contains(message: &str, what: &str) {
@@ -587,7 +640,7 @@ fn dry_run_prints_the_plan_and_bad_values_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains(&format!("{}: workload.rate[1]:", bad.display())),
+        stderr.contains(&format!("{}:16: workload.rate[1]:", bad.display())),
         "{stderr}"
     );
 }

@@ -1018,3 +1018,40 @@ fn bonnmotion_round_trips_a_shipped_trace() {
         }
     }
 }
+
+#[test]
+fn gzipped_ns2_files_are_read_and_corrupt_ones_are_named_as_gzip() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = shipped(SHIPPED[0].0);
+    let text = std::fs::read(&original).unwrap();
+    let gz = dir.path().join("s.tcl.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(&text).unwrap();
+    let compressed = encoder.finish().unwrap();
+    std::fs::write(&gz, &compressed).unwrap();
+    let plain = ns2::read(&original).unwrap();
+    let unzipped = read_trace(&gz).unwrap();
+    assert_eq!(unzipped.trace, plain.trace);
+    assert_eq!(unzipped.footer, plain.footer);
+    // Truncated: named as a gzip problem, not as "not UTF-8".
+    std::fs::write(&gz, &compressed[..compressed.len() / 2]).unwrap();
+    let e = read_trace(&gz).unwrap_err();
+    assert!(e.message.starts_with("corrupt gzip"), "{e}");
+    // Named .gz but plain text.
+    std::fs::write(&gz, &text).unwrap();
+    let e = read_trace(&gz).unwrap_err();
+    assert!(e.message.contains("not a gzip file"), "{e}");
+}
+
+#[test]
+fn a_utf8_byte_order_mark_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = shipped(SHIPPED[0].0);
+    let mut text = b"\xEF\xBB\xBF".to_vec();
+    text.extend(std::fs::read(&original).unwrap());
+    let bom = dir.path().join("bom.tcl");
+    std::fs::write(&bom, &text).unwrap();
+    let read = ns2::read(&bom).unwrap();
+    assert_eq!(read.trace, ns2::read(&original).unwrap().trace);
+    assert!(read.warnings.is_empty(), "{:?}", read.warnings);
+}

@@ -250,6 +250,8 @@ const EXPORT_PIECE_ROWS: usize = 200_000;
 
 /// `linkrev export DIR --csv`: CSV copies of the stored tables, written atomically.
 pub fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
+    // Checked before `Store::open`, which would create a directory that does not exist.
+    Store::open_read_only(&args.dir)?;
     let store = Store::open(&args.dir)?;
     store.check_tables()?;
     store.refuse_missing_rows(&format!(

@@ -288,13 +288,23 @@ fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
+/// `v` with `decimals` decimals, never as a negative zero (`-0.000`): a value that
+/// rounds to zero is zero, whatever the sign of the rounding error behind it.
+fn fixed(v: f64, decimals: usize) -> String {
+    let text = format!("{v:.decimals$}");
+    match text.strip_prefix('-') {
+        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
+        _ => text,
+    }
+}
+
 fn print_stats_table(
     file: &std::path::Path,
     trace: &Trace,
     s: &MobilityStats,
     check: &FooterCheck,
 ) {
-    let opt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.3}"));
+    let opt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| fixed(v, 3));
     println!("trace                 {}", file.display());
     println!("nodes                 {}", s.nodes);
     println!(
@@ -305,22 +315,23 @@ fn print_stats_table(
     println!("range                 {} m", s.range);
     println!("link ups / downs      {} / {}", s.link_ups, s.link_downs);
     println!(
-        "link changes          {} ({:.3} /s)",
-        s.link_changes, s.link_change_rate
+        "link changes          {} ({} /s)",
+        s.link_changes,
+        fixed(s.link_change_rate, 3)
     );
     println!("initial links         {}", s.initial_links);
-    println!("mean degree           {:.3}", s.mean_degree);
+    println!("mean degree           {}", fixed(s.mean_degree, 3));
     println!(
         "mean link duration    {} s ({} completed links)",
         opt(s.mean_link_duration),
         s.completed_links
     );
-    println!("mean components       {:.3}", s.mean_components);
+    println!("mean components       {}", fixed(s.mean_components, 3));
     println!(
-        "time connected        {:.1} %",
-        100.0 * s.frac_time_connected
+        "time connected        {} %",
+        fixed(100.0 * s.frac_time_connected, 1)
     );
-    println!("mean speed            {:.3} m/s", s.mean_speed);
+    println!("mean speed            {} m/s", fixed(s.mean_speed, 3));
     if let (Some(total), Some(ok)) = (check.total, check.total_match) {
         println!(
             "setdest footer        {} link changes: {}",
@@ -411,4 +422,18 @@ fn convert(args: ConvertArgs) -> anyhow::Result<Outcome> {
     write_trace(&loaded.trace, &args.output)?;
     eprintln!("wrote {}", args.output.display());
     Ok(Outcome::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixed;
+
+    #[test]
+    fn values_that_round_to_zero_print_without_a_sign() {
+        assert_eq!(fixed(-1e-12, 3), "0.000");
+        assert_eq!(fixed(-0.0, 1), "0.0");
+        assert_eq!(fixed(-0.0004, 3), "0.000");
+        assert_eq!(fixed(-0.0006, 3), "-0.001");
+        assert_eq!(fixed(2.5, 3), "2.500");
+    }
 }

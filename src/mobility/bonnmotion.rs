@@ -45,10 +45,9 @@ use crate::mobility::ns2::{AREA_SLACK, read_text};
 use crate::mobility::{Area, Leg, Point, Trace};
 use crate::output::write_atomically;
 use flate2::Compression;
-use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
 use std::collections::BTreeMap;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// A parsed BonnMotion scenario.
@@ -97,21 +96,7 @@ pub fn read(path: &Path) -> Result<BonnMotionFile, InputError> {
         }
         Err(e) => return Err(e),
     };
-    let movements = if is_gzip(path) {
-        let file = std::fs::File::open(path).map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => InputError::file(path, "no such file"),
-            _ => InputError::file(path, format!("cannot read the file: {e}")),
-        })?;
-        let mut text = String::new();
-        MultiGzDecoder::new(io::BufReader::new(file))
-            .read_to_string(&mut text)
-            .map_err(|e| {
-                InputError::file(path, format!("cannot decompress as gzip UTF-8 text: {e}"))
-            })?;
-        text
-    } else {
-        read_text(path)?
-    };
+    let movements = read_text(path)?;
     parse(
         &movements,
         &path.display().to_string(),

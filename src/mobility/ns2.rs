@@ -148,18 +148,56 @@ pub fn read(path: &Path) -> Result<Ns2File, InputError> {
     parse(&text, &path.display().to_string())
 }
 
-/// Reads a whole file as UTF-8, locating a bad byte by line so the user can find it.
+/// Reads a whole trace file as UTF-8 text, locating a bad byte by line so the user can
+/// find it. Gzip is recognised by its magic bytes whatever the name (`.tcl.gz`, or a
+/// compressed file without the suffix), and a file named `.gz` must be gzip; a UTF-8
+/// byte-order mark (which Windows editors write) is skipped.
 pub(crate) fn read_text(path: &Path) -> Result<String, InputError> {
+    use std::io::Read;
     let bytes = std::fs::read(path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => InputError::file(path, "no such file"),
         _ => InputError::file(path, format!("cannot read the file: {e}")),
     })?;
-    String::from_utf8(bytes).map_err(|e| {
+    let gzip_magic = bytes.starts_with(&[0x1f, 0x8b]);
+    let named_gzip = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    let bytes = if gzip_magic {
+        let mut text = Vec::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_end(&mut text)
+            .map_err(|e| {
+                InputError::file(
+                    path,
+                    format!("corrupt gzip: {e} (truncated or damaged; try `gzip -t` on it)"),
+                )
+            })?;
+        text
+    } else if named_gzip {
+        return Err(InputError::file(
+            path,
+            "not a gzip file, though its name ends in `.gz`: rename it or compress it",
+        ));
+    } else {
+        bytes
+    };
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    let body = bytes
+        .strip_prefix(BOM)
+        .map_or(bytes.clone(), <[u8]>::to_vec);
+    String::from_utf8(body).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
         InputError::new(
             Location::line(path.display().to_string(), line),
-            "the file is not UTF-8 text",
+            format!(
+                "the file is not UTF-8 text{}",
+                if gzip_magic {
+                    " (after gzip decompression)"
+                } else {
+                    ""
+                }
+            ),
         )
     })
 }

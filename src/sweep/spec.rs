@@ -53,7 +53,9 @@
 //!   planned run can be reproduced with `linkrev run --seed SEED` and the same values.
 //!   `name`, `master_seed`, `replications`, `algorithms`, `[mobility]` and, with a
 //!   mutual-exclusion algorithm, `[workload]` and its `rate` have no default: a sweep
-//!   should say what it sweeps.
+//!   should say what it sweeps. `master_seed` is an integer from 0 to 2^63 − 1
+//!   (9223372036854775807, TOML's largest integer); run seeds derived from it use all
+//!   64 bits, and `linkrev run --seed` takes any of them (up to 2^64 − 1).
 //! - **`speed_min == speed_max` is allowed** (a constant speed, which the generator
 //!   supports); `speed_min > speed_max` is an error.
 //! - **Cross-key checks run for every combination** of the mobility axes (vmin ≤ vmax, a
@@ -184,6 +186,8 @@ pub struct Spec {
     pub mobility: MobilityKind,
     /// Every parameter, in name order.
     pub params: Vec<SpecParam>,
+    /// The spec's text, to give errors found after parsing (in [`expand`]) their line.
+    pub text: String,
 }
 
 impl Spec {
@@ -211,7 +215,8 @@ pub fn plan_from_file(path: &Path) -> Result<Plan, InputError> {
 pub fn load(path: &Path) -> Result<Spec, InputError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| InputError::file(path, format!("cannot read the spec: {e}")))?;
-    parse(&text, path)
+    // A byte-order mark (Windows editors write one) is not TOML.
+    parse(text.strip_prefix('\u{feff}').unwrap_or(&text), path)
 }
 
 /// Validates spec text; `path` names the file in errors and anchors relative trace paths.
@@ -222,9 +227,70 @@ pub fn parse(text: &str, path: &Path) -> Result<Spec, InputError> {
             Some(span) => Location::line(&file, 1 + text[..span.start].matches('\n').count()),
             None => Location::file(&file),
         };
-        InputError::new(location, format!("not valid TOML: {}", e.message().trim()))
+        let mut message = format!("not valid TOML: {}", e.message().trim());
+        if message.contains("too large") {
+            message.push_str(&format!(
+                " (TOML integers go up to {}, the largest master_seed)",
+                i64::MAX
+            ));
+        }
+        InputError::new(location, message)
     })?;
-    Parser { file, path }.spec(&table)
+    Parser { file, path }
+        .spec(&table, text)
+        .map_err(|e| with_toml_line(e, text))
+}
+
+/// Gives an error that names a key path (`mobility.speed_max`, `algorithms[2]`) but no
+/// line the line of that value in the TOML `text`, so every spec error reads
+/// `file:line: key.path: problem`. A key that is missing has no line; the error stays
+/// `file: key.path: problem`.
+fn with_toml_line(mut error: InputError, text: &str) -> InputError {
+    if error.location.line.is_none() {
+        if let Some(line) = error
+            .location
+            .field
+            .as_deref()
+            .and_then(|f| toml_line(text, f))
+        {
+            error.location.line = Some(line);
+        }
+    }
+    error
+}
+
+/// The line (from 1) where the value at `key_path` starts in the TOML `text`. Segments
+/// are `.`-separated table keys, each optionally indexed into an array (`nodes[2]`).
+fn toml_line(text: &str, key_path: &str) -> Option<usize> {
+    use toml::de::{DeTable, DeValue};
+    let root = DeTable::parse(text).ok()?;
+    let mut table = root.get_ref();
+    let segments: Vec<&str> = key_path.split('.').collect();
+    let mut start = None;
+    for (n, segment) in segments.iter().enumerate() {
+        let (name, index) = match segment.split_once('[') {
+            Some((name, rest)) => (
+                name,
+                Some(rest.trim_end_matches(']').parse::<usize>().ok()?),
+            ),
+            None => (*segment, None),
+        };
+        let (_, mut value) = table.iter().find(|(k, _)| k.get_ref().as_ref() == name)?;
+        if let Some(i) = index {
+            match value.get_ref() {
+                DeValue::Array(items) => value = items.get(i)?,
+                _ => return None,
+            }
+        }
+        start = Some(value.span().start);
+        if n + 1 < segments.len() {
+            match value.get_ref() {
+                DeValue::Table(inner) => table = inner,
+                _ => return None,
+            }
+        }
+    }
+    Some(1 + text[..start?].matches('\n').count())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -462,7 +528,7 @@ impl Parser<'_> {
         InputError::new(Location::file(&self.file).with_field(key_path), message)
     }
 
-    fn spec(&self, table: &Table) -> Result<Spec, InputError> {
+    fn spec(&self, table: &Table, text: &str) -> Result<Spec, InputError> {
         self.unknown_keys(table, "", TOP_KEYS)?;
         let name = self.required(table, "name")?;
         let name = match name {
@@ -489,7 +555,7 @@ impl Parser<'_> {
             Value::Integer(i) => {
                 return Err(self.err(
                     "master_seed",
-                    format!("must be a non-negative integer, got {i}"),
+                    format!("must be an integer from 0 to {}, got {i}", i64::MAX),
                 ));
             }
             other => return Err(self.wrong_type("master_seed", "an integer", other)),
@@ -567,6 +633,7 @@ impl Parser<'_> {
             algorithms,
             mobility,
             params,
+            text: text.to_string(),
         })
     }
 
@@ -1020,6 +1087,10 @@ fn key_text(v: &ParamValue) -> String {
 /// changes no existing run's seed; changing a fixed value changes every seed, so stored
 /// results of the old spec are never mistaken for the new one's.
 pub fn expand(spec: &Spec) -> Result<Plan, InputError> {
+    expand_checked(spec).map_err(|e| with_toml_line(e, &spec.text))
+}
+
+fn expand_checked(spec: &Spec) -> Result<Plan, InputError> {
     check_combinations(spec)?;
     check_node_ids(spec)?;
     let axes: Vec<&SpecParam> = spec.params.iter().filter(|p| p.is_axis).collect();

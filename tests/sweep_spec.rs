@@ -552,7 +552,10 @@ fn trace_specs_resolve_paths_relative_to_the_spec() {
     );
     assert_eq!(
         p.runs[0].mobility,
-        MobilitySource::Trace(dir.path().join("traces/a.tcl"))
+        MobilitySource::Trace {
+            path: dir.path().join("traces/a.tcl"),
+            activity: None
+        }
     );
     assert_eq!(p.runs[0].duration, None);
     assert_eq!(

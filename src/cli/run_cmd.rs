@@ -4,7 +4,7 @@ use super::Outcome;
 use crate::family::MetricValue;
 use crate::input::InputError;
 use crate::mobility::Trace;
-use crate::mobility::format::read_trace;
+use crate::mobility::format::{ReadOptions, read_trace_with};
 use crate::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist};
 use crate::params;
 use crate::protocol::AlgoParams;
@@ -46,6 +46,10 @@ pub struct RunArgs {
     /// Mobility trace (ns-2 setdest or BonnMotion).
     #[arg(long)]
     pub trace: Option<PathBuf>,
+    /// SUMO activity file for --trace: a vehicle has no links before its `start` or
+    /// after its `stop`.
+    #[arg(long, value_name = "FILE", requires = "trace")]
+    pub activity: Option<PathBuf>,
     /// Generate random-waypoint mobility from the run seed:
     /// nodes=50,area=1500x300,speed=1:20,pause=30,duration=900[,start=stationary|classic]
     #[arg(long, value_name = "SPEC")]
@@ -69,7 +73,8 @@ pub struct RunArgs {
     pub detection_delay: String,
     #[arg(long, value_enum, default_value_t = ChangesArg::Overlap)]
     pub changes: ChangesArg,
-    /// Simulated seconds (default: the trace's duration).
+    /// Simulated seconds (default: the trace's duration). With --trace, the trace is read
+    /// to last this long: cut, or extended with every node resting where it ends.
     #[arg(long, allow_negative_numbers = true)]
     pub duration: Option<f64>,
     /// Run seed: mobility (with --rwp), delays and requests derive from it.
@@ -140,7 +145,22 @@ fn mobility(args: &RunArgs) -> anyhow::Result<(Trace, LinkTimeline)> {
         .into());
     }
     let trace = match (&args.trace, &args.rwp) {
-        (Some(path), _) => read_trace(path)?.trace,
+        (Some(path), _) => {
+            let options = ReadOptions {
+                duration: args.duration,
+                activity: args.activity.clone(),
+            };
+            let loaded = read_trace_with(path, &options)?;
+            if !loaded.warnings.is_empty() {
+                eprintln!(
+                    "note: {} warning(s) reading {}: `linkrev trace lint {}` lists them",
+                    loaded.warnings.len(),
+                    path.display(),
+                    path.display()
+                );
+            }
+            loaded.trace
+        }
         (None, Some(spec)) => rwp::generate(&parse_rwp_spec(spec, args.seed)?)?,
         (None, None) => unreachable!("clap requires --trace or --rwp"),
     };

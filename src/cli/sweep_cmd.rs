@@ -58,6 +58,14 @@ pub fn run(args: SweepArgs) -> anyhow::Result<Outcome> {
     // Every check, including each combination of axes, happens here, before any run.
     let spec = spec::load(&args.spec)?;
     let plan = spec::expand(&spec)?;
+    spec::check_traces(&spec)?;
+    if let Some(size) = plan.node_seconds().filter(|&s| s > LARGE_PLAN_NODE_SECONDS) {
+        eprintln!(
+            "warning: the plan simulates {size:.2e} node-seconds (nodes × duration over all \
+             runs), more than {LARGE_PLAN_NODE_SECONDS:.0e}: expect days on one machine; \
+             check the replications and axes, or spread it over a cluster (`linkrev slurm`)"
+        );
+    }
     if args.dry_run {
         print_plan(&spec, &plan);
         Ok(Outcome::Success)
@@ -65,6 +73,11 @@ pub fn run(args: SweepArgs) -> anyhow::Result<Outcome> {
         execute(&plan, &args)
     }
 }
+
+/// Plans larger than this many node-seconds get a warning before they start. The
+/// shipped studies simulate 1e6 to 1e8; leader election at a few thousand events per
+/// node-second runs about 1e5 node-seconds a second per core.
+pub const LARGE_PLAN_NODE_SECONDS: f64 = 1e10;
 
 /// Progress: a bar with rate and ETA on a terminal, a plain line every few seconds
 /// otherwise (logs of batch jobs).

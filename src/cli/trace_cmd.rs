@@ -2,7 +2,7 @@
 
 use super::Outcome;
 use crate::input::InputError;
-use crate::mobility::format::{LoadedTrace, read_trace, write_trace};
+use crate::mobility::format::{LoadedTrace, ReadOptions, read_trace_with, write_trace};
 use crate::mobility::ns2::SetdestFooter;
 use crate::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist, StartMode};
 use crate::mobility::{Area, Trace};
@@ -101,6 +101,8 @@ pub struct StatsArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 #[derive(Debug, Args)]
@@ -109,6 +111,33 @@ pub struct LintArgs {
     /// Radio range in metres; setdest's footer is only comparable at 250.
     #[arg(long, default_value_t = SETDEST_RANGE, allow_negative_numbers = true)]
     pub range: f64,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// How to read a trace beyond what its file says (shared by `trace stats`, `trace lint`
+/// and `run`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ReadArgs {
+    /// Length of the trace in seconds, over the file's own: cuts it, or extends it with
+    /// every node resting where it ends (an ns-2 file ends at its last event, so an
+    /// exported 900 s scenario can read as 899.16 s).
+    #[arg(long, allow_negative_numbers = true)]
+    pub duration: Option<f64>,
+    /// SUMO activity file (`traceExporter.py --ns2activity-output`): a vehicle has no
+    /// links before its `start` or after its `stop`.
+    #[arg(long, value_name = "FILE")]
+    pub activity: Option<PathBuf>,
+}
+
+impl ReadArgs {
+    /// The reader's options.
+    pub fn options(&self) -> ReadOptions {
+        ReadOptions {
+            duration: self.duration,
+            activity: self.activity.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -256,13 +285,13 @@ fn check_footer(footer: Option<&SetdestFooter>, stats: &MobilityStats) -> Footer
     }
 }
 
-fn load(file: &std::path::Path) -> anyhow::Result<LoadedTrace> {
-    Ok(read_trace(file)?)
+fn load(file: &std::path::Path, read: &ReadArgs) -> anyhow::Result<LoadedTrace> {
+    Ok(read_trace_with(file, &read.options())?)
 }
 
 fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
     check_range(args.range)?;
-    let loaded = load(&args.file)?;
+    let loaded = load(&args.file, &args.read)?;
     let timeline = link_timeline(&loaded.trace, args.range);
     let stats = mobility_stats(&loaded.trace, &timeline);
     let check = check_footer(loaded.footer.as_ref(), &stats);
@@ -349,7 +378,7 @@ fn print_stats_table(
 
 fn lint(args: LintArgs) -> anyhow::Result<Outcome> {
     check_range(args.range)?;
-    let loaded = load(&args.file)?;
+    let loaded = load(&args.file, &args.read)?;
     for w in &loaded.warnings {
         println!("{w}");
     }
@@ -415,7 +444,7 @@ fn lint(args: LintArgs) -> anyhow::Result<Outcome> {
 }
 
 fn convert(args: ConvertArgs) -> anyhow::Result<Outcome> {
-    let loaded = load(&args.input)?;
+    let loaded = load(&args.input, &ReadArgs::default())?;
     for w in &loaded.warnings {
         eprintln!("{w}");
     }

@@ -81,6 +81,12 @@ fn is_gzip(path: &Path) -> bool {
 
 /// Reads `X.movements` or `X.movements.gz` together with `X.params`.
 pub fn read(path: &Path) -> Result<BonnMotionFile, InputError> {
+    read_with(path, None)
+}
+
+/// [`read`], as a trace lasting `duration` seconds when given instead of the params'
+/// `duration` (see [`parse_with`]).
+pub fn read_with(path: &Path, duration: Option<f64>) -> Result<BonnMotionFile, InputError> {
     let params = params_path(path);
     let params_text = match read_text(&params) {
         Ok(text) => text,
@@ -97,11 +103,12 @@ pub fn read(path: &Path) -> Result<BonnMotionFile, InputError> {
         Err(e) => return Err(e),
     };
     let movements = read_text(path)?;
-    parse(
+    parse_with(
         &movements,
         &path.display().to_string(),
         &params_text,
         &params.display().to_string(),
+        duration,
     )
 }
 
@@ -209,7 +216,24 @@ pub fn parse(
     params: &str,
     params_source: &str,
 ) -> Result<BonnMotionFile, InputError> {
-    let params = parse_params(params, params_source)?;
+    parse_with(movements, movements_source, params, params_source, None)
+}
+
+/// [`parse`], as a trace lasting `duration` seconds when given: shorter cuts it (later
+/// waypoints are ignored, without a warning since that was asked for), longer extends
+/// it (every node rests at its last waypoint).
+pub fn parse_with(
+    movements: &str,
+    movements_source: &str,
+    params: &str,
+    params_source: &str,
+    duration: Option<f64>,
+) -> Result<BonnMotionFile, InputError> {
+    let mut params = parse_params(params, params_source)?;
+    let asked = duration.is_some();
+    if let Some(duration) = duration {
+        params.duration = duration;
+    }
     let mut warnings = Vec::new();
     let lines: Vec<&str> = movements.lines().collect();
     // Trailing blank lines are layout, not nodes without waypoints.
@@ -236,6 +260,9 @@ pub fn parse(
         .enumerate()
         .map(|(node, text)| node_legs(node, text, &params, movements_source, &mut warnings))
         .collect::<Result<Vec<_>, _>>()?;
+    if asked {
+        warnings.retain(|w| !w.message.contains("after the duration"));
+    }
     let trace = Trace::from_legs(params.area, params.duration, legs).map_err(|e| {
         InputError::new(
             Location::file(movements_source),

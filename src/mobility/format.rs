@@ -6,7 +6,7 @@
 //! movement files carry no fixed extension and are by far the common case; a file that is
 //! not ns-2 then fails with a located error on its first line rather than being guessed at.
 
-use crate::input::{InputError, InputWarning};
+use crate::input::{InputError, InputWarning, Location};
 use crate::mobility::Trace;
 use crate::mobility::bonnmotion;
 use crate::mobility::ns2::{self, SetdestFooter};
@@ -68,26 +68,98 @@ pub struct LoadedTrace {
 
 /// Reads a trace in the format its name implies.
 pub fn read_trace(path: &Path) -> Result<LoadedTrace, InputError> {
+    read_trace_with(path, &ReadOptions::default())
+}
+
+/// How to read a trace beyond what its file says.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReadOptions {
+    /// The trace's length in seconds, over the file's own: cuts or extends it (see
+    /// [`ns2::parse_with`] and [`bonnmotion::parse_with`]).
+    pub duration: Option<f64>,
+    /// A SUMO activity file giving when each node is present
+    /// ([`crate::mobility::activity`]).
+    pub activity: Option<PathBuf>,
+}
+
+/// Reads a trace in the format its name implies, as `options` say.
+pub fn read_trace_with(path: &Path, options: &ReadOptions) -> Result<LoadedTrace, InputError> {
+    if let Some(d) = options.duration {
+        let problem = if !(d.is_finite() && d > 0.0) {
+            Some(format!("must be a positive number of seconds, got {d}"))
+        } else {
+            crate::mobility::trace::time_beyond_limit(d)
+        };
+        if let Some(problem) = problem {
+            return Err(InputError::parameter("duration", problem));
+        }
+    }
     let format = TraceFormat::from_path(path);
-    match format {
+    let mut loaded = match format {
         TraceFormat::Ns2 => {
-            let file = ns2::read(path)?;
-            Ok(LoadedTrace {
+            let file = ns2::read_with(path, options.duration)?;
+            LoadedTrace {
                 trace: file.trace,
                 footer: file.footer,
                 warnings: file.warnings,
                 format,
-            })
+            }
         }
         TraceFormat::BonnMotion => {
-            let file = bonnmotion::read(path)?;
-            Ok(LoadedTrace {
+            let file = bonnmotion::read_with(path, options.duration)?;
+            LoadedTrace {
                 trace: file.trace,
                 footer: None,
                 warnings: file.warnings,
                 format,
-            })
+            }
         }
+    };
+    match &options.activity {
+        Some(activity) => {
+            let read = crate::mobility::activity::read(
+                activity,
+                loaded.trace.node_count(),
+                loaded.trace.duration,
+            )?;
+            loaded.trace.presence = Some(read.presence);
+            loaded.warnings.extend(read.warnings);
+        }
+        None => {
+            if let Some(sibling) = activity_beside(path) {
+                loaded.warnings.push(InputWarning {
+                    location: Location::file(path.display().to_string()),
+                    message: format!(
+                        "no activity file given: every node is taken as present for the whole \
+                         trace; {} beside it looks like SUMO's activity file (vehicles exist \
+                         only between their start and stop): pass it with --activity",
+                        sibling.display()
+                    ),
+                });
+            }
+        }
+    }
+    Ok(loaded)
+}
+
+/// SUMO's activity file beside a mobility file it exported, if there is one.
+fn activity_beside(path: &Path) -> Option<PathBuf> {
+    let sibling = activity_path(path);
+    (sibling != path && sibling.is_file()).then_some(sibling)
+}
+
+/// Where SUMO's exporter puts the activity file of a mobility file: the name with its
+/// first `mobility` replaced by `activity` (`x.ns2mobility.tcl` → `x.ns2activity.tcl`);
+/// a name without `mobility` gets `.activity` appended.
+pub fn activity_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name.contains("mobility") {
+        path.with_file_name(name.replacen("mobility", "activity", 1))
+    } else {
+        path.with_file_name(format!("{name}.activity"))
     }
 }
 

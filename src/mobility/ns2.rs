@@ -50,9 +50,9 @@
 //! by at most the relative tolerance, 1e-8). A genuine pause shorter than the tolerance
 //! is lost; the position error that causes is below 1e-8 of the trip length.
 //!
-//! The trace lasts until the `duration:` header value when there is one (it takes
-//! priority: events after it are ignored with a warning), else until the last `$ns_ at`
-//! time, god lines included, as that is the latest time the file speaks about. Every
+//! The trace lasts until the duration the caller gives ([`parse_with`], `--duration`),
+//! else the `duration:` header value when there is one (either takes priority: events
+//! after it are ignored with a warning), else until the last `$ns_ at` time, god lines included, as that is the latest time the file speaks about. Every
 //! trajectory is closed there: a trip still under way is cut, a node that arrived earlier
 //! pauses until the end. The area is the header's `max x` × `max y`; without them it is
 //! the bounding box of all positions and destinations, with a warning, because links near
@@ -70,9 +70,13 @@
 //!
 //! # Warnings (the file is used, but may not mean what its author thought)
 //!
-//! - Events out of time order: ns-2 runs events by time, so we sort them stably by time
-//!   and warn at each line that goes back in time.
-//! - A position or destination outside the area by more than [`AREA_SLACK`] m.
+//! - A node's own events out of time order: ns-2 runs events by time, so we sort them
+//!   stably by time and warn at each line where a node's event goes back in time. Events
+//!   of different nodes may come in any order (BonnMotion's ns-2 export writes the file
+//!   node by node, SUMO's within a step in its own order): no warning.
+//! - A position or destination outside the area by more than [`AREA_SLACK`] m, when the
+//!   header gives the area (an inferred area is the file's bounding box, which may start
+//!   below 0, so nothing lies outside it).
 //! - A node's initial `X_`/`Y_`/`Z_` given twice: the later value wins, as in Tcl.
 //! - Events after a header `duration`: ignored.
 //! - The header's `nodes:` disagrees with the file, or a footer count is unreadable
@@ -204,6 +208,22 @@ pub(crate) fn read_text(path: &Path) -> Result<String, InputError> {
 
 /// Parses ns-2 text; `source` names it in errors.
 pub fn parse(text: &str, source: &str) -> Result<Ns2File, InputError> {
+    parse_with(text, source, None)
+}
+
+/// Reads an ns-2 movement file lasting `duration` seconds when given (see
+/// [`parse_with`]).
+pub fn read_with(path: &Path, duration: Option<f64>) -> Result<Ns2File, InputError> {
+    let text = read_text(path)?;
+    parse_with(&text, &path.display().to_string(), duration)
+}
+
+/// Parses ns-2 text as a trace lasting `duration` seconds when given, whatever the file
+/// says: shorter cuts it (later events are ignored), longer extends it (a trip under way
+/// at the last event goes on to its destination, as in ns-2, and every node then rests
+/// there). An ns-2 file ends at its last event, so a scenario exported by BonnMotion or
+/// SUMO reads shorter than it was made; this restores its length.
+pub fn parse_with(text: &str, source: &str, duration: Option<f64>) -> Result<Ns2File, InputError> {
     if text.trim().is_empty() {
         return Err(InputError::new(
             Location::file(source),
@@ -212,6 +232,7 @@ pub fn parse(text: &str, source: &str) -> Result<Ns2File, InputError> {
         ));
     }
     let mut reader = Reader::new(source);
+    reader.duration_override = duration;
     for (index, line) in text.lines().enumerate() {
         reader.line(index + 1, line)?;
     }
@@ -645,8 +666,12 @@ struct Reader<'s> {
     source: &'s str,
     init: BTreeMap<u32, InitPosition>,
     events: Vec<Event>,
-    /// Latest `$ns_ at` time so far and its line, to detect out-of-order events.
-    latest: Option<At<f64>>,
+    /// Each node's latest `$ns_ at` time so far and its line: a node's own events going
+    /// back in time are suspicious, events of different nodes interleaved are not
+    /// (BonnMotion's ns-2 export writes the file node by node).
+    latest: BTreeMap<u32, At<f64>>,
+    /// The trace's length as the caller asked for it (`--duration`), over the file's.
+    duration_override: Option<f64>,
     header: Header,
     footer: SetdestFooter,
     has_footer: bool,
@@ -660,7 +685,8 @@ impl<'s> Reader<'s> {
             source,
             init: BTreeMap::new(),
             events: Vec::new(),
-            latest: None,
+            latest: BTreeMap::new(),
+            duration_override: None,
             header: Header::default(),
             footer: SetdestFooter::default(),
             has_footer: false,
@@ -733,20 +759,25 @@ impl<'s> Reader<'s> {
             }
             Command::God => self.god_lines += 1,
             Command::At { time, what } => {
-                if let Some(latest) = self.latest
-                    && time < latest.value
-                {
-                    self.warn(
-                        Some(line),
-                        Some("time"),
-                        format!(
-                            "event at {time} s comes after an event at {} s (line {}); \
-                             ns-2 runs events in time order, so it is applied in time order",
-                            latest.value, latest.line
-                        ),
-                    );
-                } else {
-                    self.latest = Some(At { value: time, line });
+                if let Scheduled::Setdest { node, .. } = what {
+                    match self.latest.get(&node) {
+                        Some(latest) if time < latest.value => {
+                            let latest = *latest;
+                            self.warn(
+                                Some(line),
+                                Some("time"),
+                                format!(
+                                    "node {node}: event at {time} s comes after its event at {} \
+                                     s (line {}); ns-2 runs events in time order, so it is \
+                                     applied in time order",
+                                    latest.value, latest.line
+                                ),
+                            );
+                        }
+                        _ => {
+                            self.latest.insert(node, At { value: time, line });
+                        }
+                    }
                 }
                 let setdest = match what {
                     Scheduled::Setdest { node, dest, speed } => Some((node, dest, speed)),
@@ -933,10 +964,11 @@ impl<'s> Reader<'s> {
 
         // The trace's length.
         let last_event = self.events.iter().map(|e| e.time).fold(0.0, f64::max);
-        let duration = match self.header.duration {
-            Some(d) => d.value,
-            None if last_event > 0.0 => last_event,
-            None => {
+        let duration = match (self.duration_override, self.header.duration) {
+            (Some(d), _) => d,
+            (None, Some(d)) => d.value,
+            (None, None) if last_event > 0.0 => last_event,
+            (None, None) => {
                 return Err(InputError::new(
                     Location::file(self.source),
                     "cannot tell how long the trace lasts: expected a `$ns_ at` event after \
@@ -950,21 +982,27 @@ impl<'s> Reader<'s> {
             .filter(|e| e.time > duration)
             .map(|e| e.line)
             .collect();
-        if let (Some(&first), Some(header)) = (late.first(), self.header.duration) {
+        let given = match (self.duration_override, self.header.duration) {
+            (Some(_), _) => Some("by --duration".to_string()),
+            (None, Some(header)) => Some(format!("on line {}", header.line)),
+            (None, None) => None,
+        };
+        if let (Some(&first), Some(given)) = (late.first(), given) {
             self.warn(
                 Some(first),
                 Some("time"),
                 format!(
-                    "{} event(s) after the duration {duration} s given on line {} are ignored \
+                    "{} event(s) after the duration {duration} s given {given} are ignored \
                      (this is the first)",
                     late.len(),
-                    header.line
                 ),
             );
         }
 
-        let area = self.area();
-        self.check_area(area);
+        let (area, inferred) = self.area();
+        if !inferred {
+            self.check_area(area);
+        }
 
         // Apply the events per node in time order; the stable sort keeps file order for ties.
         let mut events = std::mem::take(&mut self.events);
@@ -1003,13 +1041,21 @@ impl<'s> Reader<'s> {
         })
     }
 
-    /// The header's area, or the bounding box of every coordinate in the file.
-    fn area(&mut self) -> Area {
+    /// The header's area, or (`true`) one inferred from every coordinate in the file.
+    ///
+    /// Inferred, the area is `max x` × `max y` from the origin, as the trace model has it,
+    /// and no position is flagged as outside it: coordinates below 0 (SUMO's exports put
+    /// the outer lanes' centres at −1.6 m) are the file's own bounding box, which the
+    /// warning states. Links depend on distances only, so this is exact either way.
+    fn area(&mut self) -> (Area, bool) {
         if let (Some(w), Some(h)) = (self.header.max_x, self.header.max_y) {
-            return Area {
-                width: w.value,
-                height: h.value,
-            };
+            return (
+                Area {
+                    width: w.value,
+                    height: h.value,
+                },
+                false,
+            );
         }
         let init = self
             .init
@@ -1019,25 +1065,28 @@ impl<'s> Reader<'s> {
             .events
             .iter()
             .filter_map(|e| e.setdest.map(|(_, dest, _)| dest));
-        let (mut width, mut height) = (0.0_f64, 0.0_f64);
+        let (mut min_x, mut min_y) = (f64::INFINITY, f64::INFINITY);
+        let (mut max_x, mut max_y) = (0.0_f64, 0.0_f64);
         for p in init.chain(dests) {
-            width = width.max(p.x);
-            height = height.max(p.y);
+            (min_x, min_y) = (min_x.min(p.x), min_y.min(p.y));
+            (max_x, max_y) = (max_x.max(p.x), max_y.max(p.y));
         }
         let area = Area {
-            width: self.header.max_x.map_or(width, |w| w.value),
-            height: self.header.max_y.map_or(height, |h| h.value),
+            width: self.header.max_x.map_or(max_x, |w| w.value),
+            height: self.header.max_y.map_or(max_y, |h| h.value),
         };
+        let (min_x, min_y) = (min_x.min(0.0) + 0.0, min_y.min(0.0) + 0.0);
         self.warn(
             None,
             None,
             format!(
                 "no `max x`/`max y` header comment: the area is taken as the bounding box of \
-                 all positions, {} × {} m",
+                 all positions, x from {min_x} to {} m and y from {min_y} to {} m",
                 area.width, area.height
             ),
         );
-        area
+        let inferred = self.header.max_x.is_none() && self.header.max_y.is_none();
+        (area, inferred)
     }
 
     fn check_area(&mut self, area: Area) {

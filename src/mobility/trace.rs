@@ -16,9 +16,10 @@ use std::fmt;
 pub const MAX_TRACE_TIME: f64 = 1e9;
 
 /// The most nodes a trace may have. The largest networks studied with link reversal have
-/// thousands of nodes; a million would need gigabytes before the first event (a typo, or
-/// a node id that is a hash), so the readers and the generator refuse it with a message.
-pub const MAX_NODES: usize = 100_000;
+/// thousands of nodes (the random-waypoint oracles sample 250,000 positions); ten million
+/// would need gigabytes before the first event (a typo, or a node id that is a hash), so
+/// the readers and the generator refuse more than a million with a message.
+pub const MAX_NODES: usize = 1_000_000;
 
 /// Why `t` (seconds) cannot be a trace time, if it is beyond [`MAX_TRACE_TIME`]: the
 /// message the trace readers attach to the line and field that hold it.
@@ -265,6 +266,10 @@ pub struct Trace {
     pub duration: f64,
     /// One trajectory per node, indexed by [`NodeId`].
     pub nodes: Vec<Trajectory>,
+    /// When each node takes part in the network (`[start, stop]`, seconds), from an
+    /// activity file ([`crate::mobility::activity`]); `None`: every node, throughout.
+    /// Outside its interval a node has no links, wherever the trajectory puts it.
+    pub presence: Option<Vec<(f64, f64)>>,
 }
 
 /// Why the parts do not form a trace.
@@ -312,6 +317,7 @@ impl Trace {
             area,
             duration,
             nodes,
+            presence: None,
         })
     }
 

@@ -8,7 +8,7 @@
 
 use super::plan::{MobilitySource, Plan, PlannedRun};
 use crate::mobility::Trace;
-use crate::mobility::format::read_trace;
+use crate::mobility::format::{ReadOptions, read_trace_with};
 use crate::mobility::rwp;
 use crate::results::store::Store;
 use crate::results::tables::{RunRecord, param_schema, runs_frame};
@@ -94,22 +94,43 @@ pub trait Progress: Sync {
     fn finish(&self);
 }
 
-/// Loads each trace file once per execution, shared by the worker threads.
+/// How one run reads its trace: the file, its activity file, and the length asked for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TraceRequest {
+    /// The trace file.
+    pub path: PathBuf,
+    /// Its SUMO activity file, if any.
+    pub activity: Option<PathBuf>,
+    /// The length the spec gives (`f64` bits), or `None` for the file's own.
+    pub duration_bits: Option<u64>,
+}
+
+impl TraceRequest {
+    fn options(&self) -> ReadOptions {
+        ReadOptions {
+            duration: self.duration_bits.map(f64::from_bits),
+            activity: self.activity.clone(),
+        }
+    }
+}
+
+/// Loads each trace once per execution (per length and activity file asked for), shared
+/// by the worker threads.
 #[derive(Default)]
 struct TraceCache {
-    traces: Mutex<HashMap<PathBuf, Arc<Trace>>>,
+    traces: Mutex<HashMap<TraceRequest, Arc<Trace>>>,
 }
 
 impl TraceCache {
-    fn get(&self, path: &Path) -> anyhow::Result<Arc<Trace>> {
-        if let Some(t) = self.traces.lock().expect("cache lock").get(path) {
+    fn get(&self, request: &TraceRequest) -> anyhow::Result<Arc<Trace>> {
+        if let Some(t) = self.traces.lock().expect("cache lock").get(request) {
             return Ok(Arc::clone(t));
         }
-        let trace = Arc::new(read_trace(path)?.trace);
+        let trace = Arc::new(read_trace_with(&request.path, &request.options())?.trace);
         self.traces
             .lock()
             .expect("cache lock")
-            .insert(path.to_path_buf(), Arc::clone(&trace));
+            .insert(request.clone(), Arc::clone(&trace));
         Ok(trace)
     }
 }
@@ -118,11 +139,15 @@ impl TraceCache {
 pub fn run_one(
     experiment: &str,
     run: &PlannedRun,
-    cache_trace: &dyn Fn(&Path) -> anyhow::Result<Arc<Trace>>,
+    cache_trace: &dyn Fn(&TraceRequest) -> anyhow::Result<Arc<Trace>>,
 ) -> anyhow::Result<RunRecord> {
     let trace = match &run.mobility {
         MobilitySource::Rwp(params) => Arc::new(rwp::generate(params)?),
-        MobilitySource::Trace(path) => cache_trace(path)?,
+        MobilitySource::Trace { path, activity } => cache_trace(&TraceRequest {
+            path: path.clone(),
+            activity: activity.clone(),
+            duration_bits: run.duration.map(f64::to_bits),
+        })?,
     };
     run.algorithm
         .check_node_ids(&run.algo_params, trace.node_count())

@@ -18,8 +18,13 @@ use std::path::PathBuf;
 pub enum MobilitySource {
     /// Generated; `seed` already derived for this run.
     Rwp(RwpParams),
-    /// Read from a trace file.
-    Trace(PathBuf),
+    /// Read from a trace file, with the SUMO activity file when the spec asks for it.
+    Trace {
+        /// The trace file.
+        path: PathBuf,
+        /// Its activity file ([`crate::mobility::activity`]).
+        activity: Option<PathBuf>,
+    },
 }
 
 /// One run of the plan.

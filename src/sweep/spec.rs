@@ -247,14 +247,11 @@ pub fn parse(text: &str, path: &Path) -> Result<Spec, InputError> {
 /// `file: key.path: problem`.
 fn with_toml_line(mut error: InputError, text: &str) -> InputError {
     if error.location.line.is_none() {
-        if let Some(line) = error
+        error.location.line = error
             .location
             .field
             .as_deref()
-            .and_then(|f| toml_line(text, f))
-        {
-            error.location.line = Some(line);
-        }
+            .and_then(|f| toml_line(text, f));
     }
     error
 }
@@ -383,6 +380,13 @@ const RWP_FIELDS: &[Field] = &[
 const TRACE_FIELDS: &[Field] = &[
     optional("traces", Kind::TracePath),
     optional("duration", Kind::Positive),
+    optional(
+        "activity",
+        Kind::Choice(&[
+            ("none", Choice::Activity(false)),
+            ("beside", Choice::Activity(true)),
+        ]),
+    ),
 ];
 
 const NETWORK_FIELDS: &[Field] = &[
@@ -467,6 +471,9 @@ pub enum Choice {
     LinkBreak(LinkBreak),
     /// `changes`.
     Changes(ChangeMode),
+    /// `activity` of traces: `beside` reads each trace's SUMO activity file, named like
+    /// the trace with `mobility` replaced by `activity`.
+    Activity(bool),
 }
 
 /// A spec value as parsed, typed as runs use it, so a run is built without parsing
@@ -1298,10 +1305,19 @@ fn planned_run(
     base_dir: &Path,
 ) -> PlannedRun {
     let (mobility, duration) = match point.get("trace") {
-        Some(SpecValue::Trace(path)) => (
-            MobilitySource::Trace(base_dir.join(path)),
-            point.get("duration").map(|_| point.number("duration")),
-        ),
+        Some(SpecValue::Trace(path)) => {
+            let path = base_dir.join(path);
+            let activity = match point.get("activity") {
+                Some(SpecValue::Choice(_, Choice::Activity(true))) => {
+                    Some(crate::mobility::format::activity_path(&path))
+                }
+                _ => None,
+            };
+            (
+                MobilitySource::Trace { path, activity },
+                point.get("duration").map(|_| point.number("duration")),
+            )
+        }
         _ => {
             let rwp = point.rwp(seeds::derive(seed, Purpose::Mobility));
             (MobilitySource::Rwp(rwp), Some(rwp.duration))
@@ -1415,6 +1431,40 @@ fn check_node_ids(spec: &Spec) -> Result<(), InputError> {
                 ));
             }
         }
+    }
+    Ok(())
+}
+
+/// Reads every trace a spec names (with its activity file when `activity = "beside"`),
+/// so that a bad trace fails `sweep --dry-run` and the start of a sweep, located at its
+/// entry in the spec, rather than a run hours in. Not part of [`expand`]: merging or
+/// reporting stored results must not need the traces again.
+pub fn check_traces(spec: &Spec) -> Result<(), InputError> {
+    let Some(traces) = spec.param("trace") else {
+        return Ok(());
+    };
+    let beside = spec.param("activity").is_some_and(|a| {
+        a.typed
+            .iter()
+            .any(|v| matches!(v, SpecValue::Choice(_, Choice::Activity(true))))
+    });
+    for (i, v) in traces.typed.iter().enumerate() {
+        let SpecValue::Trace(path) = v else { continue };
+        let full = spec.base_dir().join(path);
+        let options = crate::mobility::format::ReadOptions {
+            duration: None,
+            activity: beside.then(|| crate::mobility::format::activity_path(&full)),
+        };
+        crate::mobility::format::read_trace_with(&full, &options).map_err(|e| {
+            with_toml_line(
+                InputError::new(
+                    Location::file(spec.path.display().to_string())
+                        .with_field(traces.element_path(i)),
+                    format!("cannot read the trace: {e}"),
+                ),
+                &spec.text,
+            )
+        })?;
     }
     Ok(())
 }

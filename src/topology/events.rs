@@ -149,6 +149,9 @@ pub fn link_timeline(trace: &Trace, range: f64) -> LinkTimeline {
         "range must be positive, got {range}"
     );
     let mut intervals = solve_intervals(trace, range);
+    if let Some(presence) = &trace.presence {
+        intervals = within_presence(intervals, presence, trace.duration);
+    }
     let events = events_from_intervals(&intervals, trace.duration);
     for iv in &mut intervals {
         iv.start = iv.start.min(trace.duration);
@@ -161,6 +164,33 @@ pub fn link_timeline(trace: &Trace, range: f64) -> LinkTimeline {
         intervals,
         events,
     }
+}
+
+/// Cuts each link interval to the time both ends are present (see
+/// [`crate::mobility::activity`]). An interval reaching the end of the trace stays
+/// unclamped when both ends are present to the end; what becomes a sliver is dropped by
+/// the rule of [`MERGE_GAP`].
+fn within_presence(
+    intervals: Vec<LinkInterval>,
+    presence: &[(f64, f64)],
+    duration: f64,
+) -> Vec<LinkInterval> {
+    intervals
+        .into_iter()
+        .filter_map(|iv| {
+            let (pa, pb) = (presence[iv.a as usize], presence[iv.b as usize]);
+            let from = pa.0.max(pb.0);
+            let until = pa.1.min(pb.1);
+            let start = iv.start.max(from);
+            let end = if until >= duration {
+                iv.end
+            } else {
+                iv.end.min(until)
+            };
+            let kept = LinkInterval { start, end, ..iv };
+            (start == 0.0 || kept.length() > MERGE_GAP || kept.end >= duration).then_some(kept)
+        })
+        .collect()
 }
 
 /// Window length: a node moves at most `2 · range` within one window. Shorter windows give

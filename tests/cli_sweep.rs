@@ -152,11 +152,11 @@ fn merge_lists_the_runs_of_a_failed_shard_and_rerunning_it_completes() {
         ]));
     }
     let plan = linkrev::sweep::spec::plan_from_file(Path::new(&spec)).unwrap();
-    let expected: Vec<&str> = plan
+    let expected: Vec<String> = plan
         .runs
         .iter()
         .filter(|r| r.index % 3 == 1)
-        .map(|r| r.key.as_str())
+        .map(|r| r.key)
         .collect();
     let out = linkrev(&["merge", d]);
     assert_eq!(out.status.code(), Some(1));
@@ -473,4 +473,26 @@ fn compacted_tables_that_lack_a_runs_rows_are_refused_by_merge_and_report() {
             "{args:?}: {err}"
         );
     }
+}
+
+#[test]
+fn report_on_a_directory_with_no_stored_runs_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), 1);
+    let dir = tmp.path().join("empty");
+    let d = dir.to_str().unwrap();
+    ok(&linkrev(&["sweep", &spec, "--results", d]));
+    // As a sweep killed before its first batch leaves it: the spec copy, no runs.
+    for table in table_names() {
+        std::fs::remove_file(dir.join(format!("{table}.parquet"))).unwrap();
+    }
+    let out = linkrev(&[
+        "report",
+        d,
+        "--out",
+        tmp.path().join("report").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no runs stored yet"), "{err}");
 }

@@ -11,7 +11,7 @@ use linkrev::sim::{
     ChangeMode, CsTime, Duration, LinkBreak, NetworkConfig, RunConfig, SimTime, WorkloadConfig,
 };
 use linkrev::sweep::execute::{ExecuteOptions, Progress, Shard, execute};
-use linkrev::sweep::plan::{MobilitySource, ParamValue, Plan, PlannedRun};
+use linkrev::sweep::plan::{MobilitySource, ParamValue, Plan, PlannedRun, RunList};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -102,7 +102,7 @@ fn plan() -> Plan {
         )],
         replications: 3,
         algorithms: vec![algo("me-rl"), algo("me-raymond")],
-        runs,
+        runs: RunList::Listed(runs),
     }
 }
 
@@ -320,9 +320,15 @@ fn a_directory_with_other_columns_is_refused() {
     execute(&plan, &dir, &options(1, 2, None), &stop, &stopper).unwrap();
     // The same plan, with one more parameter: its tables gain a column.
     let mut wider = plan.clone();
-    for r in &mut wider.runs {
-        r.params.push(("zz_extra".into(), ParamValue::Int(1)));
-    }
+    wider.runs = RunList::Listed(
+        plan.runs
+            .iter()
+            .map(|mut r| {
+                r.params.push(("zz_extra".into(), ParamValue::Int(1)));
+                r
+            })
+            .collect(),
+    );
     let never = AtomicBool::new(false);
     let err = execute(&wider, &dir, &options(1, 2, None), &never, &Quiet)
         .expect_err("other columns must be refused")

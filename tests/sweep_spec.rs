@@ -282,7 +282,11 @@ fn algorithm_parameter_sections_are_checked_against_the_registry() {
     let m = error(&format!("{ME}\n[params]\nme-rl = 3\n"), "params.me-rl");
     contains(&m, "wrong type");
     // An empty section for an algorithm without parameters is harmless.
-    assert_eq!(plan(&format!("{ME}\n[params.me-rl]\n")).runs, plan(ME).runs);
+    let runs = |p: Plan| p.runs.iter().collect::<Vec<_>>();
+    assert_eq!(
+        runs(plan(&format!("{ME}\n[params.me-rl]\n"))),
+        runs(plan(ME))
+    );
 }
 
 /// `[params.me-rl] holder = [0, 3]`: an axis of me-rl's runs only, in their keys and
@@ -306,7 +310,7 @@ fn an_algorithm_parameter_list_is_an_axis_of_that_algorithm_only() {
     assert_eq!(rl(&p), 2 * rl(&base));
     assert_eq!(raymond(&p), raymond(&base));
     assert!(p.axes.iter().any(|(n, v)| n == "holder" && v.len() == 2));
-    for r in &p.runs {
+    for r in p.runs.iter() {
         let holder = r
             .params
             .iter()
@@ -330,7 +334,7 @@ fn an_algorithm_parameter_list_is_an_axis_of_that_algorithm_only() {
         }
     }
     // Adding the axis keeps the keys and seeds of the runs at its first value.
-    let old: HashMap<&str, u64> = base.runs.iter().map(|r| (r.key.as_str(), r.seed)).collect();
+    let old: HashMap<String, u64> = base.runs.iter().map(|r| (r.key, r.seed)).collect();
     for r in p.runs.iter().filter(|r| r.algorithm == algo("me-raymond")) {
         assert_eq!(old.get(r.key.as_str()), Some(&r.seed), "{}", r.key);
     }
@@ -339,7 +343,7 @@ fn an_algorithm_parameter_list_is_an_axis_of_that_algorithm_only() {
 #[test]
 fn every_run_carries_its_algorithms_parameters() {
     let p = plan(ME);
-    for r in &p.runs {
+    for r in p.runs.iter() {
         let declared: Vec<&str> = r.algorithm.params().iter().map(|d| d.name).collect();
         let carried: Vec<&str> = r.algo_params.iter().map(|(n, _)| n).collect();
         assert_eq!(carried, declared, "{}", r.key);
@@ -446,15 +450,19 @@ fn run_count_is_the_product_times_replications_times_algorithms() {
 fn keys_are_unique_and_the_plan_is_stable() {
     let (_dir, path) = write_spec(ME);
     let p = spec::plan_from_file(&path).unwrap();
-    let keys: HashSet<&str> = p.runs.iter().map(|r| r.key.as_str()).collect();
+    let keys: HashSet<String> = p.runs.iter().map(|r| r.key).collect();
     assert_eq!(keys.len(), p.runs.len());
     assert!(
         p == spec::plan_from_file(&path).unwrap(),
         "same spec, same plan"
     );
-    assert_eq!(p.runs[0].key, "t/algo=me-rl/rate=0.01/speed_max=5.0/rep=0");
+    assert_eq!(
+        p.runs.get(0).key,
+        "t/algo=me-rl/rate=0.01/speed_max=5.0/rep=0"
+    );
     // Params hold every parameter, sorted by name; the key only the axes.
-    let names: Vec<&str> = p.runs[0].params.iter().map(|(n, _)| n.as_str()).collect();
+    let first = p.runs.get(0);
+    let names: Vec<&str> = first.params.iter().map(|(n, _)| n.as_str()).collect();
     let mut sorted = names.clone();
     sorted.sort();
     assert_eq!(names, sorted);
@@ -465,7 +473,7 @@ fn keys_are_unique_and_the_plan_is_stable() {
 fn seeds_are_shared_across_algorithms_and_differ_across_replications() {
     let p = plan(ME);
     let mut by_point: HashMap<(String, u32), HashSet<u64>> = HashMap::new();
-    for r in &p.runs {
+    for r in p.runs.iter() {
         // The point without the algorithm's own parameters, which the seed ignores.
         let own = |name: &str| r.algorithm.params().iter().any(|d| d.name == name);
         let shared: Vec<_> = r.params.iter().filter(|(n, _)| !own(n)).collect();
@@ -509,7 +517,7 @@ fn adding_an_axis_value_keeps_existing_keys_and_seeds() {
     let fixed = plan(&ME.replace("[0.01, 0.02, 0.05]", "0.02"));
     let listed = plan(&ME.replace("[0.01, 0.02, 0.05]", "[0.02, 0.05]"));
     let listed: HashMap<String, u64> = seeds_of(&listed);
-    for r in &fixed.runs {
+    for r in fixed.runs.iter() {
         let key = r.key.replace("/speed_max", "/rate=0.02/speed_max");
         assert_eq!(listed.get(&key), Some(&r.seed), "{key}");
     }
@@ -547,17 +555,17 @@ fn trace_specs_resolve_paths_relative_to_the_spec() {
     let p = spec::plan_from_file(&path).unwrap();
     assert_eq!(p.runs.len(), 4);
     assert_eq!(
-        p.runs[0].key,
+        p.runs.get(0).key,
         "tr/algo=le-malpani/trace=traces%2Fa.tcl/rep=0"
     );
     assert_eq!(
-        p.runs[0].mobility,
+        p.runs.get(0).mobility,
         MobilitySource::Trace {
             path: dir.path().join("traces/a.tcl"),
             activity: None
         }
     );
-    assert_eq!(p.runs[0].duration, None);
+    assert_eq!(p.runs.get(0).duration, None);
     assert_eq!(
         p.axes[0].1,
         [
@@ -583,7 +591,7 @@ fn node_ids_are_checked_against_every_trace() {
     let m = error(&text("[19, 20]"), "params.me-rl.holder[1]");
     contains(&m, "node 20 does not exist with trace");
     contains(&m, "(20 nodes): node ids run from 0 to 19");
-    assert_eq!(plan(&text("19")).runs[0].algo_params.int("holder"), 19);
+    assert_eq!(plan(&text("19")).runs.get(0).algo_params.int("holder"), 19);
 }
 
 fn analysis_specs() -> Vec<PathBuf> {

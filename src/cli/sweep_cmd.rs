@@ -232,11 +232,11 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     let store = Store::open(&args.dir)?;
     store.check_version()?;
     let done = store.completed()?;
-    let missing: Vec<&str> = plan
+    let missing: Vec<String> = plan
         .runs
         .iter()
         .filter(|r| !done.contains_key(&r.key))
-        .map(|r| r.key.as_str())
+        .map(|r| r.key)
         .collect();
     if !missing.is_empty() {
         println!("{} of {} runs missing:", missing.len(), plan.runs.len());

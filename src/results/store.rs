@@ -589,6 +589,10 @@ impl Store {
             .collect::<anyhow::Result<Vec<_>>>()?;
         let frames =
             without_compacted_runs(frames, self.dir.join(format!("{table}.parquet")).exists())?;
+        if frames.is_empty() {
+            // Nothing stored yet: no columns to sort by; callers say so.
+            return Ok(DataFrame::empty());
+        }
         let all = concat_frames(frames)?;
         Ok(all.sort(
             ["run_index"],

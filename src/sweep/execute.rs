@@ -182,7 +182,7 @@ pub fn execute(
         None => Store::open(dir)?,
     };
     store.check_version()?;
-    let schema = param_schema(&plan.runs);
+    let schema = param_schema(&plan.runs.representatives());
     let columns = runs_frame(&[], &schema)?;
     let columns: Vec<&str> = columns
         .get_column_names()
@@ -191,16 +191,18 @@ pub fn execute(
         .collect();
     store.check_columns(&columns)?;
     let done = store.completed()?;
-    let mine: Vec<&PlannedRun> = plan
-        .runs
-        .iter()
-        .filter(|r| options.shard.is_none_or(|s| s.contains(r.index)))
+    // Run indices, not runs: a plan's runs are built when needed (see `RunList`).
+    let mine: Vec<usize> = (0..plan.runs.len())
+        .filter(|&i| options.shard.is_none_or(|s| s.contains(i)))
         .collect();
-    let todo: Vec<&PlannedRun> = mine
-        .iter()
-        .copied()
-        .filter(|r| !done.contains_key(&r.key))
-        .collect();
+    let todo: Vec<usize> = if done.is_empty() {
+        mine.clone()
+    } else {
+        mine.iter()
+            .copied()
+            .filter(|&i| !done.contains_key(&plan.runs.get(i).key))
+            .collect()
+    };
     let mut report = ExecuteReport {
         planned: mine.len(),
         already_done: mine.len() - todo.len(),
@@ -229,11 +231,12 @@ pub fn execute(
                 let tx = tx.clone();
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(run) = todo.get(i) else { break };
+                    let Some(&index) = todo.get(i) else { break };
                     if stop.load(Ordering::SeqCst) {
                         break;
                     }
-                    let record = run_one(&plan.experiment, run, &|p| cache.get(p))
+                    let run = plan.runs.get(index);
+                    let record = run_one(&plan.experiment, &run, &|p| cache.get(p))
                         .with_context(|| format!("run {}", run.key));
                     progress.advance(1);
                     // The receiver is gone only after a storage error, reported below.

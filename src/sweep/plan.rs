@@ -11,7 +11,9 @@ use crate::protocol::AlgoParams;
 pub use crate::protocol::ParamValue;
 use crate::registry::Algorithm;
 use crate::sim::RunConfig;
+use crate::sweep::spec::Spec;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Where a run's mobility comes from.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,13 +78,108 @@ pub struct Plan {
     /// The spec's algorithms, in the order written.
     pub algorithms: Vec<Algorithm>,
     /// Every run, in canonical order (see [`crate::sweep::spec::expand`]).
-    pub runs: Vec<PlannedRun>,
+    pub runs: RunList,
+}
+
+/// The runs of a plan, in canonical order, built one at a time when asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunList {
+    /// Runs given one by one (plans built by hand, as in tests).
+    Listed(Vec<PlannedRun>),
+    /// A spec's runs, in compact form ([`Expansion`]).
+    Expanded(Arc<Expansion>),
+}
+
+/// A spec's runs as (replication, parameter point, algorithm) slots; each run's key,
+/// seed and parameters are derived from its slot when it is asked for.
+#[derive(Debug, PartialEq)]
+pub struct Expansion {
+    /// The validated spec.
+    pub(crate) spec: Spec,
+    /// The directory its trace paths are relative to.
+    pub(crate) base_dir: PathBuf,
+    /// One per run, in canonical order.
+    pub(crate) slots: Vec<Slot>,
+}
+
+/// Which run of a spec a plan index holds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Slot {
+    /// Replication number.
+    pub(crate) replication: u32,
+    /// Index into the spec's algorithms.
+    pub(crate) algorithm: u32,
+    /// Parameter point: the odometer position over the axes.
+    pub(crate) point: u64,
+}
+
+impl RunList {
+    /// Number of runs.
+    pub fn len(&self) -> usize {
+        match self {
+            RunList::Listed(runs) => runs.len(),
+            RunList::Expanded(e) => e.slots.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Run `index` (panics when out of range, like indexing a slice).
+    pub fn get(&self, index: usize) -> PlannedRun {
+        match self {
+            RunList::Listed(runs) => runs[index].clone(),
+            RunList::Expanded(e) => crate::sweep::spec::materialize(e, index),
+        }
+    }
+
+    /// Every run in order, each built as the iterator reaches it.
+    pub fn iter(&self) -> impl Iterator<Item = PlannedRun> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// The first run of each algorithm, in plan order: every run of one algorithm has
+    /// the same parameter names, so these give a plan's columns without building all.
+    pub fn representatives(&self) -> Vec<PlannedRun> {
+        match self {
+            RunList::Listed(runs) => runs.clone(),
+            RunList::Expanded(e) => {
+                let mut seen = Vec::new();
+                let mut firsts = Vec::new();
+                for (i, slot) in e.slots.iter().enumerate() {
+                    if !seen.contains(&slot.algorithm) {
+                        seen.push(slot.algorithm);
+                        firsts.push(i);
+                        if seen.len() == e.spec.algorithms.len() {
+                            break;
+                        }
+                    }
+                }
+                firsts.into_iter().map(|i| self.get(i)).collect()
+            }
+        }
+    }
+
+    /// The first run, if any.
+    pub fn first(&self) -> Option<PlannedRun> {
+        (!self.is_empty()).then(|| self.get(0))
+    }
+
+    /// The last run, if any.
+    pub fn last(&self) -> Option<PlannedRun> {
+        (!self.is_empty()).then(|| self.get(self.len() - 1))
+    }
 }
 
 impl Plan {
     /// Simulated node-seconds over all runs (nodes × duration), a measure of the work;
     /// `None` when some run reads a trace, whose size is unknown until it is read.
     pub fn node_seconds(&self) -> Option<f64> {
+        if let RunList::Expanded(e) = &self.runs {
+            return crate::sweep::spec::expansion_node_seconds(e);
+        }
         self.runs
             .iter()
             .map(|r| match (&r.mobility, r.duration) {

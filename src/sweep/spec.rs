@@ -71,7 +71,7 @@
 //!   delays and requests. Algorithms declaring a parameter of the same name share its
 //!   axis (one column, one key part).
 
-use super::plan::{MobilitySource, ParamValue, Plan, PlannedRun};
+use super::plan::{Expansion, MobilitySource, ParamValue, Plan, PlannedRun, RunList, Slot};
 use crate::input::{InputError, Location};
 use crate::mobility::Area;
 use crate::mobility::rwp::{PauseDist, RwpParams, SpeedDist, StartMode};
@@ -1112,65 +1112,27 @@ fn expand_checked(spec: &Spec) -> Result<Plan, InputError> {
             ),
         ));
     }
-    let base_dir = spec.base_dir();
-    let mut runs = Vec::with_capacity(total as usize);
+    // Runs are kept as (replication, point, algorithm) slots, 16 bytes each, and built
+    // when asked for ([`Plan::run`]): a plan of two million runs takes 32 MB, not the
+    // gigabytes its keys, seed texts and parameters would.
+    let mut slots = Vec::with_capacity(total as usize);
     for rep in 0..spec.replications {
         for point in 0..points {
-            // Odometer over the axes: the last axis changes fastest.
-            let mut index = vec![0usize; spec.params.len()];
-            let mut rest = point;
-            for (i, p) in spec.params.iter().enumerate().rev() {
-                if p.is_axis {
-                    let n = p.values.len() as u64;
-                    index[i] = (rest % n) as usize;
-                    rest /= n;
-                }
-            }
-            for &algorithm in &spec.algorithms {
-                let applies = |p: &SpecParam| p.scope.applies_to(algorithm);
+            let index = point_index(spec, point);
+            for (a, &algorithm) in spec.algorithms.iter().enumerate() {
                 // A run not using an axis is made once, at that axis's first value.
                 let skip = spec
                     .params
                     .iter()
                     .zip(&index)
-                    .any(|(p, &i)| !applies(p) && i != 0);
-                if skip {
-                    continue;
+                    .any(|(p, &i)| !p.scope.applies_to(algorithm) && i != 0);
+                if !skip {
+                    slots.push(Slot {
+                        replication: rep,
+                        algorithm: a as u32,
+                        point,
+                    });
                 }
-                let mut key = format!("{}/algo={}", spec.name, algorithm.name());
-                let mut seed_text = spec.name.clone();
-                let mut params = Vec::new();
-                let mut point = Point::default();
-                for (p, &i) in spec.params.iter().zip(&index) {
-                    if !applies(p) {
-                        continue;
-                    }
-                    point.0.push((p.name, &p.typed[i]));
-                    let v = &p.values[i];
-                    if p.is_axis {
-                        key.push_str(&format!("/{}={}", p.name, key_text(v)));
-                    }
-                    // The algorithm's own parameters stay out of the seed, as the
-                    // algorithm does: all algorithms of a point see the same draws.
-                    if !matches!(p.scope, Scope::Algorithm(_)) {
-                        seed_text.push_str(&format!("/{}={}", p.name, key_text(v)));
-                    }
-                    params.push((p.name.to_string(), v.clone()));
-                }
-                key.push_str(&format!("/rep={rep}"));
-                seed_text.push_str(&format!("/rep={rep}"));
-                let seed = run_seed(spec.master_seed, &seed_text);
-                runs.push(planned_run(
-                    runs.len(),
-                    key,
-                    seed_text,
-                    algorithm,
-                    rep,
-                    seed,
-                    params,
-                    &point,
-                    &base_dir,
-                ));
             }
         }
     }
@@ -1194,8 +1156,100 @@ fn expand_checked(spec: &Spec) -> Result<Plan, InputError> {
         axes: merged_axes,
         replications: spec.replications,
         algorithms: spec.algorithms.clone(),
-        runs,
+        runs: RunList::Expanded(std::sync::Arc::new(Expansion {
+            spec: spec.clone(),
+            base_dir: spec.base_dir(),
+            slots,
+        })),
     })
+}
+
+/// The value index of every parameter at parameter point `point` (an odometer over the
+/// axes, the last axis changing fastest; fixed parameters at 0).
+fn point_index(spec: &Spec, point: u64) -> Vec<usize> {
+    let mut index = vec![0usize; spec.params.len()];
+    let mut rest = point;
+    for (i, p) in spec.params.iter().enumerate().rev() {
+        if p.is_axis {
+            let n = p.values.len() as u64;
+            index[i] = (rest % n) as usize;
+            rest /= n;
+        }
+    }
+    index
+}
+
+/// Builds run `index` of an expanded spec from its slot: key, seed and parameters.
+pub(crate) fn materialize(expansion: &Expansion, index: usize) -> PlannedRun {
+    let spec = &expansion.spec;
+    let slot = expansion.slots[index];
+    let algorithm = spec.algorithms[slot.algorithm as usize];
+    let rep = slot.replication;
+    let value_index = point_index(spec, slot.point);
+    let applies = |p: &SpecParam| p.scope.applies_to(algorithm);
+    let mut key = format!("{}/algo={}", spec.name, algorithm.name());
+    let mut seed_text = spec.name.clone();
+    let mut params = Vec::new();
+    let mut point = Point::default();
+    for (p, &i) in spec.params.iter().zip(&value_index) {
+        if !applies(p) {
+            continue;
+        }
+        point.0.push((p.name, &p.typed[i]));
+        let v = &p.values[i];
+        if p.is_axis {
+            key.push_str(&format!("/{}={}", p.name, key_text(v)));
+        }
+        // The algorithm's own parameters stay out of the seed, as the algorithm does:
+        // all algorithms of a point see the same draws.
+        if !matches!(p.scope, Scope::Algorithm(_)) {
+            seed_text.push_str(&format!("/{}={}", p.name, key_text(v)));
+        }
+        params.push((p.name.to_string(), v.clone()));
+    }
+    key.push_str(&format!("/rep={rep}"));
+    seed_text.push_str(&format!("/rep={rep}"));
+    let seed = run_seed(spec.master_seed, &seed_text);
+    planned_run(
+        index,
+        key,
+        seed_text,
+        algorithm,
+        rep,
+        seed,
+        params,
+        &point,
+        &expansion.base_dir,
+    )
+}
+
+/// Simulated node-seconds of an expanded spec's runs (nodes × duration summed), from
+/// their slots without building the runs; `None` when the runs read traces.
+pub(crate) fn expansion_node_seconds(expansion: &Expansion) -> Option<f64> {
+    let spec = &expansion.spec;
+    if spec.mobility != MobilityKind::RandomWaypoint {
+        return None;
+    }
+    let mut per_point: std::collections::HashMap<u64, Option<f64>> = Default::default();
+    let mut total = 0.0;
+    for slot in &expansion.slots {
+        let size = *per_point.entry(slot.point).or_insert_with(|| {
+            let index = point_index(spec, slot.point);
+            let value = |name: &str| {
+                spec.params
+                    .iter()
+                    .zip(&index)
+                    .find(|(p, _)| p.name == name)
+                    .map(|(p, &i)| &p.typed[i])
+            };
+            match (value("nodes"), value("duration")) {
+                (Some(SpecValue::Count(n)), Some(SpecValue::Number(d))) => Some(*n as f64 * d),
+                _ => None,
+            }
+        });
+        total += size?;
+    }
+    Some(total)
 }
 
 /// The number of runs [`expand`] makes, without making them.

@@ -15,7 +15,7 @@ use linkrev::topology::events::LinkChange;
 mod common;
 use common::timeline;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Msg(u32);
 impl Message for Msg {
     const KINDS: &'static [&'static str] = &["Msg"];
@@ -26,7 +26,7 @@ impl Message for Msg {
 
 /// Logs every link notification (peer, up?, time) and every arrival.
 /// Node 0 sends BURST messages to a peer on each link-up.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 struct Logger<const BURST: u32 = 0> {
     id: NodeId,
     links: Vec<(NodeId, bool, u64)>,
@@ -279,7 +279,7 @@ fn rl_under_serialize_freezes_and_reports_the_pending_change() {
 }
 
 /// Node 0 alternates direct and routed sends to its new neighbour (100 per link-up).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 struct Mixed {
     id: NodeId,
     sent: u32,
@@ -347,7 +347,7 @@ fn fifo_holds_for_mixed_direct_and_routed_sends_across_reform() {
 }
 
 /// A "protocol" that never elects: every node follows itself.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct SelfLeader(NodeId);
 impl Protocol for SelfLeader {
     type Msg = Msg;

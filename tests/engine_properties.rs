@@ -19,12 +19,12 @@ use scenario::{DURATION, Scenario, config};
 
 /// The monitors themselves: a "protocol" that enters the critical section on every
 /// request, without a token, must be caught.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Greedy {
     in_cs: bool,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Never;
 
 impl linkrev::protocol::Message for Never {

@@ -12,7 +12,7 @@ use linkrev::topology::events::LinkChange;
 mod common;
 use common::timeline;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Numbered {
     seq: u32,
     token: bool,
@@ -34,7 +34,7 @@ const NOWHERE: NodeId = NodeId::MAX;
 /// On every link-up, node 0 sends `BURST` numbered messages to the new neighbour (or, if
 /// `ROUTE_TO` is a node, one routed message to that node). Every node logs arrivals. On a
 /// CS request a node enters at once (no exclusion: this exercises the workload only).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 struct Toy<const BURST: u32 = 0, const ROUTE_TO: NodeId = NOWHERE> {
     id: NodeId,
     log: Vec<(NodeId, u32, u64)>,
@@ -286,7 +286,7 @@ fn timers_fire_after_their_delay() {
 
 /// A protocol whose every message triggers two more: the run must stop with an
 /// explanation instead of filling memory.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Storm;
 
 impl Protocol for Storm {

@@ -101,7 +101,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// Where a node's clock `T` comes from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Clock {
     /// The simulation time of the event (the 2009 paper's global clock).
     #[default]
@@ -176,7 +176,7 @@ impl fmt::Display for IngramHeight {
 }
 
 /// The only message: the sender's height, with its clock (`causal`; 0 otherwise).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct IngramMsg {
     /// The sender's height when it sent the message.
     pub height: IngramHeight,
@@ -193,7 +193,7 @@ impl Message for IngramMsg {
 }
 
 /// One node of `le-ingram`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LeIngram {
     height: IngramHeight,
     /// `N` with this node's view of each neighbour's height.

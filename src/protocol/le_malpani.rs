@@ -182,7 +182,7 @@ impl fmt::Display for Height {
 }
 
 /// The only message of the algorithm: the sender's current height.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LeMsg {
     /// The sender's height when it sent the message.
     Update(Height),
@@ -198,7 +198,7 @@ impl Message for LeMsg {
 
 /// Where leader-election variants built on these rules differ; [`Slides`] is the
 /// slides' published behaviour.
-pub trait RuleSet: Clone + fmt::Debug + Send + Sync + 'static {
+pub trait RuleSet: Clone + fmt::Debug + Eq + std::hash::Hash + Send + Sync + 'static {
     /// A sink that is not its own leader, after an Update, with every known neighbour on
     /// one reflected level that another node defined (rule D needs `oid = i`): no rule
     /// of the slides covers it.
@@ -207,7 +207,7 @@ pub trait RuleSet: Clone + fmt::Debug + Send + Sync + 'static {
 
 /// The slides' rules A–E as published: the uncovered sink keeps its height, and the step
 /// is counted ([`LeNode::uncovered_steps`]).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Slides;
 
 impl RuleSet for Slides {
@@ -232,7 +232,7 @@ pub type LeMalpani = LeNode<Slides>;
 /// raised reference level lands on `(0, 0, 0)` below that neighbour and may be a sink at
 /// once, and nothing else would ever wake it. A failure step removes the link and applies
 /// rule A if the node is then a sink and not its own leader.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LeNode<R> {
     height: Height,
     /// `N_i` with `height[j]`: `None` until the first Update over a new link arrives.

@@ -36,7 +36,7 @@
 use super::le_malpani::{LeNode, RuleSet};
 
 /// The slides' rules plus TORA's fifth case.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Tora5;
 
 impl RuleSet for Tora5 {

@@ -99,7 +99,7 @@ impl ProtocolConfig for KrlConfig {
 }
 
 /// One node of `me-krl`: an RL node whose token count may exceed one.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Krl(Rl);
 
 impl Krl {

@@ -118,7 +118,7 @@ impl Message for RaymondMsg {
 }
 
 /// One node's state: exactly the paper's variables (names in lower case).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Raymond {
     /// This node's id, so that `HOLDER = self` can be written as in the paper.
     me: NodeId,

@@ -205,7 +205,7 @@ impl Message for RlMsg {
 }
 
 /// What this node keeps about one link it has been told is up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Link {
     /// The link formed and no `LinkInfo` from the peer has arrived yet: the peer is not
     /// in `N`, `forming[j]` is true and `formHeight[j]` is our height when it formed
@@ -216,7 +216,7 @@ enum Link {
 }
 
 /// One node of the RL algorithm.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Rl {
     /// `i`.
     me: NodeId,

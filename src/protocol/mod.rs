@@ -27,7 +27,7 @@
 //! };
 //!
 //! /// Shared by every node of a run.
-//! #[derive(Clone, Debug)]
+//! #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 //! struct GossipConfig {
 //!     hops: u32,
 //! }
@@ -50,7 +50,7 @@
 //!     }
 //! }
 //!
-//! #[derive(Clone, Debug)]
+//! #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 //! struct Rumour {
 //!     max: NodeId,
 //!     ttl: u32,
@@ -63,7 +63,7 @@
 //!     }
 //! }
 //!
-//! #[derive(Clone, Debug)]
+//! #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 //! struct Gossip {
 //!     max: NodeId,
 //!     hops: u32,
@@ -137,6 +137,7 @@ pub use config::{
 
 use crate::NodeId;
 use std::fmt::Debug;
+use std::hash::Hash;
 
 /// What the application asks of a mutual-exclusion protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -256,7 +257,7 @@ impl<M> Ctx<M> {
 }
 
 /// A protocol message.
-pub trait Message: Clone + Debug {
+pub trait Message: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// The names of every kind of message the protocol sends ("Update", "Request",
     /// "Token", …), as its paper names them. The simulator counts messages per kind; a
     /// family's message columns ([`crate::family::Metric::messages`]) sum kinds by these
@@ -280,7 +281,7 @@ pub trait Message: Clone + Debug {
 }
 
 /// One node's state machine.
-pub trait Protocol: Clone + Debug + Sized {
+pub trait Protocol: Clone + Debug + Hash + Eq + Send + Sync + Sized + 'static {
     /// The messages nodes exchange.
     type Msg: Message;
 

@@ -127,7 +127,7 @@ impl Message for HeightMsg {
 }
 
 /// The rule a sink applies: where full and partial reversal differ.
-pub trait Reversal: Clone + fmt::Debug + Send + Sync + 'static {
+pub trait Reversal: Clone + fmt::Debug + Eq + std::hash::Hash + Send + Sync + 'static {
     /// The initial height of a node at hop distance `d` from its component's root.
     fn initial(d: i64, id: NodeId) -> GbHeight;
     /// The new height of sink `own`, from its neighbours' heights (not empty).
@@ -135,7 +135,7 @@ pub trait Reversal: Clone + fmt::Debug + Send + Sync + 'static {
 }
 
 /// Full reversal (module docs).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Full;
 
 impl Reversal for Full {
@@ -150,7 +150,7 @@ impl Reversal for Full {
 }
 
 /// Partial reversal (module docs).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Partial;
 
 impl Reversal for Partial {
@@ -196,7 +196,7 @@ impl ProtocolConfig for RouteConfig {
 }
 
 /// One node of Gafni–Bertsekas link reversal with rule `R`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GbNode<R> {
     me: NodeId,
     dest: NodeId,

@@ -507,7 +507,7 @@ mod tests {
     use crate::topology::events::{LinkEvent, LinkInterval};
 
     /// An empty message.
-    #[derive(Clone, Debug)]
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
     struct Ping;
 
     impl Message for Ping {
@@ -518,7 +518,7 @@ mod tests {
     }
 
     /// Answers a link-up with a ping; logs what it sees, with the event time.
-    #[derive(Clone, Debug, Default)]
+    #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
     struct Echo {
         log: Vec<(u64, &'static str, NodeId)>,
     }

@@ -574,7 +574,7 @@ mod tests {
     use super::*;
     use crate::topology::events::LinkInterval;
 
-    #[derive(Clone, Debug)]
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
     struct Msg(bool);
 
     impl Message for Msg {

@@ -58,6 +58,7 @@
 /// topology and in protocols alike.
 pub type NodeId = u32;
 
+pub mod check;
 pub mod cli;
 pub mod family;
 pub mod graph;

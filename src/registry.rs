@@ -91,6 +91,7 @@ pub struct AlgorithmDef {
     /// The kinds of message it sends ([`crate::protocol::Message::KINDS`]).
     pub message_kinds: &'static [&'static str],
     runner: Runner,
+    checker: crate::check::CheckRunner,
 }
 
 impl AlgorithmDef {
@@ -109,6 +110,7 @@ const fn entry<P: Protocol>(
     description: &'static str,
     family: Family,
     runner: Runner,
+    checker: crate::check::CheckRunner,
 ) -> AlgorithmDef {
     AlgorithmDef {
         name,
@@ -118,6 +120,7 @@ const fn entry<P: Protocol>(
         caveat: None,
         message_kinds: <P::Msg as crate::protocol::Message>::KINDS,
         runner,
+        checker,
     }
 }
 
@@ -127,7 +130,8 @@ pub const fn leader_election<P: Protocol + LeaderView>(
     description: &'static str,
 ) -> AlgorithmDef {
     let runner: Runner = family::leader_election::run::<P>;
-    entry::<P>(name, description, Family::LeaderElection, runner)
+    let checker: crate::check::CheckRunner = crate::check::run_leader_election::<P>;
+    entry::<P>(name, description, Family::LeaderElection, runner, checker)
 }
 
 /// A mutual-exclusion algorithm: runs with the workload, the mutual-exclusion monitors
@@ -137,7 +141,8 @@ pub const fn mutual_exclusion<P: Protocol + TokenView>(
     description: &'static str,
 ) -> AlgorithmDef {
     let runner: Runner = family::mutual_exclusion::run::<P>;
-    entry::<P>(name, description, Family::MutualExclusion, runner)
+    let checker: crate::check::CheckRunner = crate::check::run_mutual_exclusion::<P>;
+    entry::<P>(name, description, Family::MutualExclusion, runner, checker)
 }
 
 /// A route-family algorithm: runs with the destination-orientation monitor and metrics.
@@ -146,7 +151,8 @@ pub const fn route<P: Protocol + RouteView>(
     description: &'static str,
 ) -> AlgorithmDef {
     let runner: Runner = family::route::run::<P>;
-    entry::<P>(name, description, Family::Route, runner)
+    let checker: crate::check::CheckRunner = crate::check::run_route::<P>;
+    entry::<P>(name, description, Family::Route, runner, checker)
 }
 
 /// A registered algorithm: a small copyable handle on its [`REGISTRY`] entry.
@@ -230,6 +236,17 @@ impl Algorithm {
         output.summary.algorithm = self.name();
         output.summary.wall_time_s = started.elapsed().as_secs_f64();
         output
+    }
+
+
+    /// Checks every interleaving of a small configuration exhaustively
+    /// ([`crate::check`]) with this algorithm's family properties.
+    pub fn check(
+        self,
+        params: &AlgoParams,
+        setup: &crate::check::CheckSetup,
+    ) -> crate::check::CheckReport {
+        (self.def().checker)(params, self.name(), setup)
     }
 
     /// A clap value parser accepting the registered names (listed in `--help`).

@@ -6,6 +6,7 @@
 
 mod algorithms_cmd;
 mod bench_cmd;
+mod check_cmd;
 mod demo_cmd;
 mod report_cmd;
 mod run_cmd;
@@ -35,6 +36,9 @@ pub enum Command {
     Trace(trace_cmd::TraceCommand),
     /// Simulate one algorithm on one mobility scenario and print its summary.
     Run(run_cmd::RunArgs),
+    /// Check every interleaving of a small configuration exhaustively (exit 1: a property
+    /// is violated, with a shortest execution).
+    Check(check_cmd::CheckArgs),
     /// List the registered algorithms: family, description, parameters and defaults.
     Algorithms(algorithms_cmd::AlgorithmsArgs),
     /// Run a parameter sweep from an experiment spec (TOML); --dry-run prints the plan.
@@ -76,6 +80,7 @@ pub fn main() -> ExitCode {
         Command::Demo(args) => demo_cmd::run(args),
         Command::Trace(cmd) => trace_cmd::run(cmd),
         Command::Run(args) => run_cmd::run(args),
+        Command::Check(args) => check_cmd::run(args),
         Command::Algorithms(args) => algorithms_cmd::run(args),
         Command::Sweep(args) => sweep_cmd::run(args),
         Command::Merge(args) => sweep_cmd::merge(args),

@@ -34,6 +34,15 @@ pub enum ChangesArg {
     Serialize,
 }
 
+impl From<ChangesArg> for ChangeMode {
+    fn from(arg: ChangesArg) -> ChangeMode {
+        match arg {
+            ChangesArg::Overlap => ChangeMode::Overlap,
+            ChangesArg::Serialize => ChangeMode::Serialize,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("mobility").required(true).args(["trace", "rwp"]))]
 pub struct RunArgs {

@@ -1,0 +1,402 @@
+//! Exhaustive checking of small configurations with the stateright model checker, on
+//! the same protocol code the simulator runs.
+//!
+//! Random simulation samples interleavings; a model checker enumerates them. Given an
+//! algorithm, a small starting graph, a budget of topology changes (any link of any pair
+//! may fail or form, a pair more than once) and of CS requests, [`run`] explores every
+//! order of message deliveries, changes, requests and releases breadth-first (so the
+//! first violation found of each property is reached by a shortest execution when
+//! checking single-threaded) and judges every state by the family's properties:
+//!
+//! | family | property | judged in |
+//! |---|---|---|
+//! | mutual exclusion | `at_most_k_in_cs`: at most k nodes in the critical section | every state |
+//! | mutual exclusion | `token_count`: tokens held + in flight + lost = k | every state |
+//! | mutual exclusion | `requests_served`: every issued request was served | terminal states |
+//! | leader election | `legal_when_quiescent`: every component legal (one leader all agree on, the leader the only sink, views up to date) | quiescent states |
+//! | route | `destination_oriented_when_quiescent`: in the destination's component no node but the destination is a sink, views up to date | quiescent states |
+//!
+//! A state is *quiescent* when no message is in flight and no change remains; *terminal*
+//! when no action is enabled (every budget spent, nothing in flight, nobody in the CS),
+//! which is "every request is eventually served once changes stop", bounded by the
+//! budgets. The legality judgements are the monitors' own functions
+//! ([`crate::observe::le::check_component`], [`crate::observe::route::check_component`]),
+//! and the token count is the mutual-exclusion monitor's definition, so the checker and
+//! the simulator judge alike.
+//!
+//! Leader election and link reversal can raise heights forever in a component cut off
+//! from its leader, destination or token: such state spaces are infinite. The search is
+//! bounded by `max_depth` actions; a property with no violation within the bound is
+//! reported **unknown** when some execution was cut there, **holds** only when the
+//! whole state space was explored.
+//!
+//! Not done (yet): symmetry reduction (stateright applies it to depth-first search only,
+//! and each protocol's state would need relabelling of node ids), timers, and per-hop
+//! interleavings of routed messages (see [`model`]).
+
+pub mod graph;
+pub mod model;
+
+use crate::NodeId;
+use crate::observe;
+use crate::protocol::{LeaderView, Protocol, RouteView, TokenView};
+use graph::SmallGraph;
+use model::{CheckProperty, CheckState, ProtocolModel, Step, When};
+use serde::Serialize;
+use stateright::{Checker, Model};
+use std::time::Instant;
+
+/// What to check: the starting graph and the budgets.
+#[derive(Clone, Debug)]
+pub struct CheckSetup {
+    /// The graph at the start.
+    pub graph: SmallGraph,
+    /// Topology changes allowed.
+    pub changes: u8,
+    /// Whether changes overlap message traffic or wait until none is in flight.
+    pub change_mode: crate::sim::ChangeMode,
+    /// CS requests to issue (mutual exclusion only).
+    pub requests: u8,
+    /// The most actions on one execution explored.
+    pub max_depth: usize,
+    /// Checker threads (1: shortest counterexamples guaranteed).
+    pub threads: usize,
+}
+
+/// A property's verdict.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum Verdict {
+    /// No violation in the whole (finite) state space.
+    Holds,
+    /// A violation, reached by these steps (shortest when single-threaded).
+    Violated {
+        /// What the judgement says is wrong in the last state.
+        detail: String,
+        /// The execution, one line per action.
+        steps: Vec<String>,
+    },
+    /// No violation within the depth bound, but executions were cut there.
+    Unknown,
+}
+
+/// One property's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct PropertyOutcome {
+    /// Its name.
+    pub name: &'static str,
+    /// In words.
+    pub description: &'static str,
+    /// Where it is judged (`always`, `quiescent`, `terminal`).
+    pub judged_in: &'static str,
+    /// The verdict.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+/// What a check found.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckReport {
+    /// The algorithm's name.
+    pub algorithm: String,
+    /// The starting graph's name.
+    pub graph: String,
+    /// Its edges.
+    pub edges: Vec<(NodeId, NodeId)>,
+    /// The change budget.
+    pub changes: u8,
+    /// `overlap` or `serialize`.
+    pub change_mode: &'static str,
+    /// The request budget.
+    pub requests: u8,
+    /// The depth bound, actions.
+    pub max_depth: usize,
+    /// Distinct states visited.
+    pub states: usize,
+    /// States generated, repeats included.
+    pub states_generated: usize,
+    /// The longest execution explored, actions.
+    pub depth_reached: usize,
+    /// Whether some execution was cut at the depth bound.
+    pub truncated: bool,
+    /// Wall time, seconds.
+    pub seconds: f64,
+    /// Per property.
+    pub properties: Vec<PropertyOutcome>,
+}
+
+impl CheckReport {
+    /// Whether some property is violated.
+    pub fn violated(&self) -> bool {
+        self.properties
+            .iter()
+            .any(|p| matches!(p.verdict, Verdict::Violated { .. }))
+    }
+}
+
+/// Explores `model` and judges its properties.
+pub fn run<P: Protocol>(algorithm: &str, model: ProtocolModel<P>, setup: &CheckSetup) -> CheckReport {
+    let started = Instant::now();
+    // stateright counts the initial state as depth 1 and does not judge or expand
+    // states at the target depth: states after `max_depth` actions have depth
+    // `max_depth + 1`, so the target is one more.
+    let target = setup.max_depth + 2;
+    let checker = model
+        .checker()
+        .threads(setup.threads.max(1))
+        .target_max_depth(target)
+        .spawn_bfs()
+        .join();
+    let truncated = checker.max_depth() >= target;
+    let model = checker.model();
+    let properties = model
+        .properties
+        .iter()
+        .enumerate()
+        .map(|(index, property)| {
+            let verdict = match checker.discovery(property.name) {
+                Some(path) => {
+                    let detail = model
+                        .judge(index, path.last_state())
+                        .err()
+                        .unwrap_or_default();
+                    let steps = path
+                        .into_actions()
+                        .iter()
+                        .map(|step| describe(step))
+                        .collect();
+                    Verdict::Violated { detail, steps }
+                }
+                None if truncated => Verdict::Unknown,
+                None => Verdict::Holds,
+            };
+            PropertyOutcome {
+                name: property.name,
+                description: property.description,
+                judged_in: match property.when {
+                    When::Always => "every state",
+                    When::Quiescent => "quiescent states",
+                    When::Terminal => "terminal states",
+                },
+                verdict,
+            }
+        })
+        .collect();
+    CheckReport {
+        algorithm: algorithm.to_string(),
+        graph: setup.graph.name.clone(),
+        edges: setup.graph.edges.clone(),
+        changes: setup.changes,
+        change_mode: match setup.change_mode {
+            crate::sim::ChangeMode::Overlap => "overlap",
+            crate::sim::ChangeMode::Serialize => "serialize",
+        },
+        requests: setup.requests,
+        max_depth: setup.max_depth,
+        states: checker.unique_state_count(),
+        states_generated: checker.state_count(),
+        depth_reached: checker.max_depth().saturating_sub(1).min(setup.max_depth),
+        truncated,
+        seconds: started.elapsed().as_secs_f64(),
+        properties,
+    }
+}
+
+/// One step in words.
+pub fn describe(step: &Step) -> String {
+    match *step {
+        Step::Deliver { from, to } => format!("deliver {from} -> {to}"),
+        Step::DeliverRouted { index } => format!("deliver routed message {index}"),
+        Step::Link { a, b, up: true } => format!("link {a} - {b} up"),
+        Step::Link { a, b, up: false } => format!("link {a} - {b} down"),
+        Step::Request { node } => format!("request at {node}"),
+        Step::Release { node } => format!("release at {node}"),
+    }
+}
+
+fn base<P: Protocol>(
+    config: P::Config,
+    setup: &CheckSetup,
+    requests: u8,
+    properties: Vec<CheckProperty<P>>,
+) -> ProtocolModel<P> {
+    debug_assert!(properties.len() <= model::MAX_PROPERTIES);
+    ProtocolModel {
+        config,
+        nodes: setup.graph.nodes,
+        initial_links: setup.graph.edges.clone(),
+        pairs: graph::pairs(setup.graph.nodes),
+        changes: setup.changes,
+        change_mode: setup.change_mode,
+        requests,
+        tokens: 1,
+        destination: None,
+        properties,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Families
+
+/// The mutual-exclusion model of `P`: requests, tokens, and its three properties.
+pub fn mutual_exclusion<P: Protocol + TokenView>(
+    config: P::Config,
+    setup: &CheckSetup,
+) -> ProtocolModel<P> {
+    let tokens = P::tokens(&config);
+    let mut model = base(
+        config,
+        setup,
+        setup.requests,
+        vec![
+            CheckProperty {
+                name: "at_most_k_in_cs",
+                description: "at most k nodes in the critical section",
+                when: When::Always,
+                judge: |m, s| {
+                    let inside = s.in_cs.len() as u32;
+                    if inside <= m.tokens {
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "{inside} nodes in the critical section ({:?}), at most {} allowed",
+                            s.in_cs, m.tokens
+                        ))
+                    }
+                },
+            },
+            CheckProperty {
+                name: "token_count",
+                description: "tokens held + in flight + lost = k",
+                when: When::Always,
+                judge: |m, s: &CheckState<P>| {
+                    let held: u32 = s.nodes.iter().map(TokenView::tokens_held).sum();
+                    let total = held + s.tokens_in_flight() + s.tokens_lost;
+                    if total == m.tokens {
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "{held} held + {} in flight + {} lost, {} expected",
+                            s.tokens_in_flight(),
+                            s.tokens_lost,
+                            m.tokens
+                        ))
+                    }
+                },
+            },
+            CheckProperty {
+                name: "requests_served",
+                description: "every request in a component holding a token is served once \
+                              changes stop (bounded)",
+                when: When::Terminal,
+                judge: |_, s: &CheckState<P>| {
+                    // Nothing is in flight in a terminal state, so every token is held.
+                    let graph = s.graph();
+                    let holders: Vec<NodeId> = (0..s.nodes.len() as NodeId)
+                        .filter(|&v| s.nodes[v as usize].tokens_held() > 0)
+                        .collect();
+                    match s
+                        .waiting
+                        .iter()
+                        .find(|&&w| holders.iter().any(|&h| graph.connected(w, h)))
+                    {
+                        None => Ok(()),
+                        Some(w) => Err(format!(
+                            "nothing left to happen, but node {w} still waits in a component \
+                             where a token is held (holders {holders:?})"
+                        )),
+                    }
+                },
+            },
+        ],
+    );
+    model.tokens = tokens;
+    model
+}
+
+/// The leader-election model of `P`.
+pub fn leader_election<P: Protocol + LeaderView>(
+    config: P::Config,
+    setup: &CheckSetup,
+) -> ProtocolModel<P> {
+    base(
+        config,
+        setup,
+        0,
+        vec![CheckProperty {
+            name: "legal_when_quiescent",
+            description: "with nothing in flight and no change left, every component has one \
+                          leader all agree on, the only sink, and up-to-date views",
+            when: When::Quiescent,
+            judge: |_, s| {
+                let graph = s.graph();
+                for members in observe::components(&graph) {
+                    observe::le::check_component(&s.nodes, &graph, &members)
+                        .map_err(|(why, _)| why)?;
+                }
+                Ok(())
+            },
+        }],
+    )
+}
+
+/// The route-family model of `P`.
+pub fn route<P: Protocol + RouteView>(config: P::Config, setup: &CheckSetup) -> ProtocolModel<P> {
+    let destination = P::destination(&config);
+    let mut model = base(
+        config,
+        setup,
+        0,
+        vec![CheckProperty {
+            name: "destination_oriented_when_quiescent",
+            description: "with nothing in flight and no change left, every node of the \
+                          destination's component but the destination has a lower neighbour, \
+                          and views are up to date",
+            when: When::Quiescent,
+            judge: |m, s| {
+                let dest = m.destination.expect("route models have a destination");
+                let graph = s.graph();
+                let members: Vec<NodeId> = (0..s.nodes.len() as NodeId)
+                    .filter(|&v| graph.connected(v, dest))
+                    .collect();
+                observe::route::check_component(&s.nodes, &graph, &members, dest)
+                    .map_err(|(why, _)| why)
+            },
+        }],
+    );
+    model.destination = Some(destination);
+    model
+}
+
+/// A typed check: builds `P`'s family model from the parameters and runs it.
+pub type CheckRunner = fn(&crate::protocol::AlgoParams, &str, &CheckSetup) -> CheckReport;
+
+/// The runner of a mutual-exclusion algorithm.
+pub fn run_mutual_exclusion<P: Protocol + TokenView>(
+    params: &crate::protocol::AlgoParams,
+    name: &str,
+    setup: &CheckSetup,
+) -> CheckReport {
+    let config = <P::Config as crate::protocol::ProtocolConfig>::from_params(params);
+    run(name, mutual_exclusion::<P>(config, setup), setup)
+}
+
+/// The runner of a leader-election algorithm.
+pub fn run_leader_election<P: Protocol + LeaderView>(
+    params: &crate::protocol::AlgoParams,
+    name: &str,
+    setup: &CheckSetup,
+) -> CheckReport {
+    let config = <P::Config as crate::protocol::ProtocolConfig>::from_params(params);
+    run(name, leader_election::<P>(config, setup), setup)
+}
+
+/// The runner of a route-family algorithm.
+pub fn run_route<P: Protocol + RouteView>(
+    params: &crate::protocol::AlgoParams,
+    name: &str,
+    setup: &CheckSetup,
+) -> CheckReport {
+    let config = <P::Config as crate::protocol::ProtocolConfig>::from_params(params);
+    run(name, route::<P>(config, setup), setup)
+}

@@ -1,0 +1,435 @@
+//! The checked system as a stateright [`Model`]: every node's protocol state (the very
+//! code the simulator runs), a FIFO queue per directed link, the current graph, and what
+//! remains of the topology-change and request budgets.
+//!
+//! Each action is one event of the simulator: deliver the head message of a directed
+//! link, flip a link (both endpoints told, as the simulator tells them), issue a CS
+//! request at a node, or release a node's CS. Every interleaving of these is explored,
+//! which is what the simulator's random delays only sample. The network semantics are
+//! the simulator's defaults:
+//!
+//! - **drain**: messages in flight on a link that breaks are still delivered; a message
+//!   sent over a link that is down is lost (a lost token is counted, as the simulator's
+//!   `tokens_lost`);
+//! - detection delay 0: both endpoints learn of a change at once;
+//! - **routed** messages (Raymond) travel by the oracle, collapsed to one step: a routed
+//!   message is delivered in one action while a path to its destination exists, and
+//!   waits while there is none. Per-hop interleavings of routed messages are not explored.
+//!
+//! Timers are not modelled (no registered algorithm sets one).
+
+use crate::NodeId;
+use crate::protocol::{AppEvent, Ctx, Effect, Message, Protocol};
+use crate::sim::ChangeMode;
+use crate::topology::components::ComponentTracker;
+use stateright::{Model, Property};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// One event the checker may take next.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// Deliver the head message of the directed link `from → to`.
+    Deliver {
+        /// Sender.
+        from: NodeId,
+        /// Receiver.
+        to: NodeId,
+    },
+    /// Deliver routed message number `index` (in the state's list of routed messages)
+    /// to its destination; enabled while a path exists.
+    DeliverRouted {
+        /// Index into [`CheckState::routed`].
+        index: usize,
+    },
+    /// The link `a – b` (`a < b`) forms (`up`) or fails.
+    Link {
+        /// Lower endpoint.
+        a: NodeId,
+        /// Higher endpoint.
+        b: NodeId,
+        /// Whether it forms.
+        up: bool,
+    },
+    /// The application at `node` requests the critical section.
+    Request {
+        /// The requesting node.
+        node: NodeId,
+    },
+    /// The application at `node` leaves the critical section.
+    Release {
+        /// The node in its CS.
+        node: NodeId,
+    },
+}
+
+/// A state of the checked system.
+///
+/// Equality and hashing leave out [`CheckState::clock`]: states that differ only in the
+/// time are one state (see the field).
+#[derive(Clone, Debug)]
+pub struct CheckState<P: Protocol> {
+    /// Every node's protocol state.
+    pub nodes: Vec<P>,
+    /// FIFO queues of messages in flight per directed link; only non-empty ones kept.
+    pub queues: BTreeMap<(NodeId, NodeId), VecDeque<P::Msg>>,
+    /// Routed messages waiting or travelling: (origin, destination, message), in the
+    /// order they were sent.
+    pub routed: Vec<(NodeId, NodeId, P::Msg)>,
+    /// The links up now, `(a, b)` with `a < b`.
+    pub links: BTreeSet<(NodeId, NodeId)>,
+    /// Topology changes still allowed.
+    pub changes_left: u8,
+    /// CS requests still to be issued.
+    pub requests_left: u8,
+    /// Nodes whose request is not served yet.
+    pub waiting: BTreeSet<NodeId>,
+    /// Nodes in their critical section.
+    pub in_cs: BTreeSet<NodeId>,
+    /// Requests served so far.
+    pub served: u8,
+    /// Tokens lost by being sent over a link that is down.
+    pub tokens_lost: u32,
+    /// The logical time: actions taken so far. Handlers get it as the event time (leader
+    /// election stamps new reference levels with it), so time stamps increase along an
+    /// execution as in the simulator. It is not part of the state's identity: two states
+    /// equal but for it continue alike up to renaming of future stamps, which are larger
+    /// than every stamp present either way (exact for protocols that only compare
+    /// stamps, as the registered ones do), so breadth-first search keeps the first.
+    pub clock: u64,
+}
+
+impl<P: Protocol> CheckState<P> {
+    /// Everything but the clock, for equality and hashing.
+    #[allow(clippy::type_complexity)]
+    fn identity(
+        &self,
+    ) -> (
+        &Vec<P>,
+        &BTreeMap<(NodeId, NodeId), VecDeque<P::Msg>>,
+        &Vec<(NodeId, NodeId, P::Msg)>,
+        &BTreeSet<(NodeId, NodeId)>,
+        (u8, u8, u8, u32),
+        (&BTreeSet<NodeId>, &BTreeSet<NodeId>),
+    ) {
+        (
+            &self.nodes,
+            &self.queues,
+            &self.routed,
+            &self.links,
+            (
+                self.changes_left,
+                self.requests_left,
+                self.served,
+                self.tokens_lost,
+            ),
+            (&self.waiting, &self.in_cs),
+        )
+    }
+}
+
+impl<P: Protocol> PartialEq for CheckState<P> {
+    fn eq(&self, other: &Self) -> bool {
+        self.identity() == other.identity()
+    }
+}
+
+impl<P: Protocol> Eq for CheckState<P> {}
+
+impl<P: Protocol> std::hash::Hash for CheckState<P> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.identity().hash(state);
+    }
+}
+
+impl<P: Protocol> CheckState<P> {
+    /// Whether no message is in flight (queued or routed).
+    pub fn quiet(&self) -> bool {
+        self.queues.is_empty() && self.routed.is_empty()
+    }
+
+    /// The current graph as a component tracker (what the monitors judge on).
+    pub fn graph(&self) -> ComponentTracker {
+        let mut graph = ComponentTracker::new(self.nodes.len());
+        for &(a, b) in &self.links {
+            graph.add_edge(a, b);
+        }
+        graph
+    }
+
+    /// Tokens carried by messages in flight.
+    pub fn tokens_in_flight(&self) -> u32 {
+        let queued = self
+            .queues
+            .values()
+            .flatten()
+            .filter(|m| m.carries_token())
+            .count();
+        let routed = self.routed.iter().filter(|(_, _, m)| m.carries_token()).count();
+        (queued + routed) as u32
+    }
+}
+
+/// A family's judgement of a state, shared by the checker's properties: `Err` names
+/// what is wrong. Built from the family's monitor definitions ([`crate::observe`]).
+pub type Judge<P> = fn(&ProtocolModel<P>, &CheckState<P>) -> Result<(), String>;
+
+/// One property: its name, when it is judged, and the judgement.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckProperty<P: Protocol> {
+    /// Its name in reports (`at_most_k_in_cs`).
+    pub name: &'static str,
+    /// In words, for the report.
+    pub description: &'static str,
+    /// Whether it is judged in every state, or only in states where nothing is in
+    /// flight and no change remains (quiescent), or only in terminal states (nothing
+    /// left to do: the bounded form of "eventually").
+    pub when: When,
+    /// The judgement.
+    pub judge: Judge<P>,
+}
+
+/// In which states a property is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    /// Every reachable state (safety).
+    Always,
+    /// States with no message in flight and no topology change left.
+    Quiescent,
+    /// States where no action is enabled: every budget spent, nothing in flight, nobody
+    /// in the CS; "every request is eventually served", bounded by the budgets.
+    Terminal,
+}
+
+/// The system to check: one algorithm on one starting graph with budgets.
+pub struct ProtocolModel<P: Protocol> {
+    /// The algorithm's configuration (its parameters).
+    pub config: P::Config,
+    /// Nodes of the graph.
+    pub nodes: usize,
+    /// The starting graph's links, `a < b`.
+    pub initial_links: Vec<(NodeId, NodeId)>,
+    /// Links a change may flip: every pair.
+    pub pairs: Vec<(NodeId, NodeId)>,
+    /// Topology changes allowed (a pair may flip more than once).
+    pub changes: u8,
+    /// Whether a change may happen while messages are in flight (`Overlap`), or only
+    /// when none is (`Serialize`: the leader-election paper's one change at a time, the
+    /// simulator's `--changes serialize`).
+    pub change_mode: ChangeMode,
+    /// CS requests to issue (mutual exclusion; 0 otherwise).
+    pub requests: u8,
+    /// Tokens of the algorithm (mutual exclusion's k).
+    pub tokens: u32,
+    /// The route family's destination.
+    pub destination: Option<NodeId>,
+    /// The family's properties.
+    pub properties: Vec<CheckProperty<P>>,
+}
+
+impl<P: Protocol> ProtocolModel<P> {
+    /// Runs one handler at `node` and carries out its effects.
+    fn invoke(
+        &self,
+        state: &mut CheckState<P>,
+        node: NodeId,
+        handler: impl FnOnce(&mut P, &mut Ctx<P::Msg>),
+    ) {
+        // One microsecond per action: a time stamp, not a duration.
+        let mut ctx = Ctx::new(node, state.clock * 1_000);
+        handler(&mut state.nodes[node as usize], &mut ctx);
+        for effect in ctx.drain() {
+            match effect {
+                Effect::Send { to, msg } => {
+                    let key = (node.min(to), node.max(to));
+                    if state.links.contains(&key) {
+                        state.queues.entry((node, to)).or_default().push_back(msg);
+                    } else if msg.carries_token() {
+                        state.tokens_lost += 1;
+                    }
+                }
+                Effect::SendRouted { to, msg } => state.routed.push((node, to, msg)),
+                Effect::EnterCs => {
+                    state.waiting.remove(&node);
+                    state.in_cs.insert(node);
+                    state.served += 1;
+                }
+                // Not modelled (module docs); no registered algorithm sets a timer.
+                Effect::SetTimer { .. } => {}
+            }
+        }
+    }
+
+    /// Whether a routed message from `origin` can reach `dest` now.
+    fn routable(state: &CheckState<P>, origin: NodeId, dest: NodeId) -> bool {
+        origin == dest || state.graph().connected(origin, dest)
+    }
+
+    /// Whether `state` is quiescent: nothing in flight and no change left.
+    pub fn quiescent(&self, state: &CheckState<P>) -> bool {
+        state.quiet() && state.changes_left == 0
+    }
+
+    /// Whether no action is enabled in `state`.
+    pub fn terminal(&self, state: &CheckState<P>) -> bool {
+        let mut steps = Vec::new();
+        self.actions(state, &mut steps);
+        steps.is_empty()
+    }
+
+    /// The judgement of property `index` on `state`, where it applies.
+    pub fn judge(&self, index: usize, state: &CheckState<P>) -> Result<(), String> {
+        let property = &self.properties[index];
+        let applies = match property.when {
+            When::Always => true,
+            When::Quiescent => self.quiescent(state),
+            When::Terminal => self.terminal(state),
+        };
+        if applies {
+            (property.judge)(self, state)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The condition stateright evaluates for property `I`: a `fn` pointer per index, since
+/// a property's condition cannot capture anything.
+fn holds<P: Protocol, const I: usize>(model: &ProtocolModel<P>, state: &CheckState<P>) -> bool {
+    model.judge(I, state).is_ok()
+}
+
+/// The most properties a family may declare (one condition function per index).
+pub const MAX_PROPERTIES: usize = 6;
+
+impl<P: Protocol> Model for ProtocolModel<P> {
+    type State = CheckState<P>;
+    type Action = Step;
+
+    fn init_states(&self) -> Vec<CheckState<P>> {
+        let mut neighbours = vec![Vec::new(); self.nodes];
+        for &(a, b) in &self.initial_links {
+            neighbours[a as usize].push(b);
+            neighbours[b as usize].push(a);
+        }
+        for list in &mut neighbours {
+            list.sort_unstable();
+        }
+        let mut state = CheckState {
+            nodes: P::initial_states(&self.config, &neighbours),
+            queues: BTreeMap::new(),
+            routed: Vec::new(),
+            links: self.initial_links.iter().copied().collect(),
+            changes_left: self.changes,
+            requests_left: self.requests,
+            waiting: BTreeSet::new(),
+            in_cs: BTreeSet::new(),
+            served: 0,
+            tokens_lost: 0,
+            clock: 1,
+        };
+        if P::STARTS {
+            for node in 0..self.nodes as NodeId {
+                self.invoke(&mut state, node, |p, ctx| p.on_start(ctx));
+            }
+        }
+        vec![state]
+    }
+
+    fn actions(&self, state: &CheckState<P>, actions: &mut Vec<Step>) {
+        for &(from, to) in state.queues.keys() {
+            actions.push(Step::Deliver { from, to });
+        }
+        for (index, (origin, dest, _)) in state.routed.iter().enumerate() {
+            if Self::routable(state, *origin, *dest) {
+                actions.push(Step::DeliverRouted { index });
+            }
+        }
+        let may_change = match self.change_mode {
+            ChangeMode::Overlap => true,
+            ChangeMode::Serialize => state.quiet(),
+        };
+        if state.changes_left > 0 && may_change {
+            for &(a, b) in &self.pairs {
+                let up = !state.links.contains(&(a, b));
+                actions.push(Step::Link { a, b, up });
+            }
+        }
+        if state.requests_left > 0 {
+            for node in 0..self.nodes as NodeId {
+                if !state.waiting.contains(&node) && !state.in_cs.contains(&node) {
+                    actions.push(Step::Request { node });
+                }
+            }
+        }
+        for &node in &state.in_cs {
+            actions.push(Step::Release { node });
+        }
+    }
+
+    fn next_state(&self, last: &CheckState<P>, action: Step) -> Option<CheckState<P>> {
+        let mut state = last.clone();
+        state.clock += 1;
+        match action {
+            Step::Deliver { from, to } => {
+                let queue = state.queues.get_mut(&(from, to))?;
+                let msg = queue.pop_front()?;
+                if queue.is_empty() {
+                    state.queues.remove(&(from, to));
+                }
+                self.invoke(&mut state, to, |p, ctx| p.on_message(from, msg, ctx));
+            }
+            Step::DeliverRouted { index } => {
+                let (origin, dest, msg) = state.routed.remove(index);
+                self.invoke(&mut state, dest, |p, ctx| p.on_message(origin, msg, ctx));
+            }
+            Step::Link { a, b, up } => {
+                state.changes_left -= 1;
+                if up {
+                    state.links.insert((a, b));
+                } else {
+                    state.links.remove(&(a, b));
+                }
+                for (node, peer) in [(a, b), (b, a)] {
+                    self.invoke(&mut state, node, |p, ctx| {
+                        if up {
+                            p.on_link_up(peer, ctx)
+                        } else {
+                            p.on_link_down(peer, ctx)
+                        }
+                    });
+                }
+            }
+            Step::Request { node } => {
+                state.requests_left -= 1;
+                state.waiting.insert(node);
+                self.invoke(&mut state, node, |p, ctx| {
+                    p.on_app(AppEvent::RequestCs, ctx)
+                });
+            }
+            Step::Release { node } => {
+                state.in_cs.remove(&node);
+                self.invoke(&mut state, node, |p, ctx| {
+                    p.on_app(AppEvent::ReleaseCs, ctx)
+                });
+            }
+        }
+        Some(state)
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        const CONDITIONS: usize = MAX_PROPERTIES;
+        let conditions: [fn(&Self, &CheckState<P>) -> bool; CONDITIONS] = [
+            holds::<P, 0>,
+            holds::<P, 1>,
+            holds::<P, 2>,
+            holds::<P, 3>,
+            holds::<P, 4>,
+            holds::<P, 5>,
+        ];
+        self.properties
+            .iter()
+            .zip(conditions)
+            .map(|(p, condition)| Property::<Self>::always(p.name, condition))
+            .collect()
+    }
+}

@@ -238,7 +238,6 @@ impl Algorithm {
         output
     }
 
-
     /// Checks every interleaving of a small configuration exhaustively
     /// ([`crate::check`]) with this algorithm's family properties.
     pub fn check(

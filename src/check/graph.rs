@@ -257,12 +257,18 @@ mod tests {
 
     #[test]
     fn families_have_the_expected_edges() {
-        assert_eq!(SmallGraph::parse("path:4").unwrap().edges, [(0, 1), (1, 2), (2, 3)]);
+        assert_eq!(
+            SmallGraph::parse("path:4").unwrap().edges,
+            [(0, 1), (1, 2), (2, 3)]
+        );
         assert_eq!(
             SmallGraph::parse("ring:4").unwrap().edges,
             [(0, 1), (0, 3), (1, 2), (2, 3)]
         );
-        assert_eq!(SmallGraph::parse("star:4").unwrap().edges, [(0, 1), (0, 2), (0, 3)]);
+        assert_eq!(
+            SmallGraph::parse("star:4").unwrap().edges,
+            [(0, 1), (0, 2), (0, 3)]
+        );
         assert_eq!(SmallGraph::parse("complete:4").unwrap().edges.len(), 6);
         assert_eq!(
             SmallGraph::parse("grid:2x2").unwrap().edges,

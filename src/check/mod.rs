@@ -75,6 +75,8 @@ pub enum Verdict {
         detail: String,
         /// The execution, one line per action.
         steps: Vec<String>,
+        /// The same execution as data, to replay it.
+        path: Vec<Step>,
     },
     /// No violation within the depth bound, but executions were cut there.
     Unknown,
@@ -135,7 +137,11 @@ impl CheckReport {
 }
 
 /// Explores `model` and judges its properties.
-pub fn run<P: Protocol>(algorithm: &str, model: ProtocolModel<P>, setup: &CheckSetup) -> CheckReport {
+pub fn run<P: Protocol>(
+    algorithm: &str,
+    model: ProtocolModel<P>,
+    setup: &CheckSetup,
+) -> CheckReport {
     let started = Instant::now();
     // stateright counts the initial state as depth 1 and does not judge or expand
     // states at the target depth: states after `max_depth` actions have depth
@@ -160,12 +166,13 @@ pub fn run<P: Protocol>(algorithm: &str, model: ProtocolModel<P>, setup: &CheckS
                         .judge(index, path.last_state())
                         .err()
                         .unwrap_or_default();
-                    let steps = path
-                        .into_actions()
-                        .iter()
-                        .map(|step| describe(step))
-                        .collect();
-                    Verdict::Violated { detail, steps }
+                    let path = path.into_actions();
+                    let steps = path.iter().map(describe).collect();
+                    Verdict::Violated {
+                        detail,
+                        steps,
+                        path,
+                    }
                 }
                 None if truncated => Verdict::Unknown,
                 None => Verdict::Holds,
@@ -232,6 +239,7 @@ fn base<P: Protocol>(
         tokens: 1,
         destination: None,
         properties,
+        found: Default::default(),
     }
 }
 

@@ -26,7 +26,8 @@ use stateright::{Model, Property};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// One event the checker may take next.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
 pub enum Step {
     /// Deliver the head message of the directed link `from → to`.
     Deliver {
@@ -164,7 +165,11 @@ impl<P: Protocol> CheckState<P> {
             .flatten()
             .filter(|m| m.carries_token())
             .count();
-        let routed = self.routed.iter().filter(|(_, _, m)| m.carries_token()).count();
+        let routed = self
+            .routed
+            .iter()
+            .filter(|(_, _, m)| m.carries_token())
+            .count();
         (queued + routed) as u32
     }
 }
@@ -224,6 +229,8 @@ pub struct ProtocolModel<P: Protocol> {
     pub destination: Option<NodeId>,
     /// The family's properties.
     pub properties: Vec<CheckProperty<P>>,
+    /// Per property, whether a violation has been found (see `holds`).
+    pub found: [std::sync::atomic::AtomicBool; MAX_PROPERTIES],
 }
 
 impl<P: Protocol> ProtocolModel<P> {
@@ -294,8 +301,21 @@ impl<P: Protocol> ProtocolModel<P> {
 
 /// The condition stateright evaluates for property `I`: a `fn` pointer per index, since
 /// a property's condition cannot capture anything.
+///
+/// stateright records a discovery each time a condition fails, the later replacing the
+/// earlier, and keeps searching while other properties await theirs; so once property
+/// `I` has failed, it reports success from then on, and the discovery kept is the
+/// first found: with one thread, breadth-first, a shortest one.
 fn holds<P: Protocol, const I: usize>(model: &ProtocolModel<P>, state: &CheckState<P>) -> bool {
-    model.judge(I, state).is_ok()
+    use std::sync::atomic::Ordering;
+    if model.found[I].load(Ordering::Relaxed) {
+        return true;
+    }
+    let ok = model.judge(I, state).is_ok();
+    if !ok {
+        model.found[I].store(true, Ordering::Relaxed);
+    }
+    ok
 }
 
 /// The most properties a family may declare (one condition function per index).

@@ -128,7 +128,7 @@ fn print_report(report: &CheckReport) {
             Verdict::Violated { steps, .. } => format!("VIOLATED in {} steps", steps.len()),
         };
         println!("{:<38} {verdict}   [{}]", p.name, p.judged_in);
-        if let Verdict::Violated { detail, steps } = &p.verdict {
+        if let Verdict::Violated { detail, steps, .. } = &p.verdict {
             for (i, step) in steps.iter().enumerate() {
                 println!("    {:>3}. {step}", i + 1);
             }
@@ -144,10 +144,9 @@ fn write_out(dir: &std::path::Path, report: &CheckReport) -> anyhow::Result<()> 
     write_atomically(&path, |w| std::io::Write::write_all(w, json.as_bytes()))
         .with_context(|| format!("writing {}", path.display()))?;
     for p in &report.properties {
-        if let Verdict::Violated { detail, steps } = &p.verdict {
+        if let Verdict::Violated { detail, steps, .. } = &p.verdict {
             let path = dir.join(format!("{}.txt", p.name));
             write_atomically(&path, |w| {
-
                 writeln!(
                     w,
                     "# {} on {} {:?}: {} violated after {} steps: {detail}",

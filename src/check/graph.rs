@@ -189,9 +189,21 @@ pub fn pairs(n: usize) -> Vec<(NodeId, NodeId)> {
 /// Every connected graph on `n` nodes, one per isomorphism class (the canonical form is
 /// the smallest edge bitmask over all relabellings; fine for the few nodes checked).
 pub fn connected_graphs(n: usize) -> Vec<SmallGraph> {
+    enumerate(n, permutations(n))
+}
+
+/// Every connected graph on `n` nodes with node 0 distinguished, one per class of
+/// relabellings that keep node 0: the node that starts as leader, token holder or
+/// destination (every algorithm's default) matters, so a graph is checked once per
+/// place node 0 can take in it.
+pub fn rooted_connected_graphs(n: usize) -> Vec<SmallGraph> {
+    let perms = permutations(n).into_iter().filter(|p| p[0] == 0).collect();
+    enumerate(n, perms)
+}
+
+fn enumerate(n: usize, perms: Vec<Vec<NodeId>>) -> Vec<SmallGraph> {
     assert!((2..=6).contains(&n), "enumeration is for 2 to 6 nodes");
     let all = pairs(n);
-    let perms = permutations(n);
     let mut seen = BTreeSet::new();
     let mut graphs = Vec::new();
     for mask in 0u32..(1 << all.len()) {
@@ -284,6 +296,10 @@ mod tests {
         // OEIS A001349: connected graphs on n unlabelled nodes: 1, 2, 6, 21.
         for (n, count) in [(2, 1), (3, 2), (4, 6), (5, 21)] {
             assert_eq!(connected_graphs(n).len(), count, "n = {n}");
+        }
+        // OEIS A126100: connected rooted graphs on n nodes: 1, 3, 11, 58.
+        for (n, count) in [(2, 1), (3, 3), (4, 11), (5, 58)] {
+            assert_eq!(rooted_connected_graphs(n).len(), count, "n = {n}");
         }
     }
 }

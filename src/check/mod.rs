@@ -26,9 +26,9 @@
 //!
 //! Leader election and link reversal can raise heights forever in a component cut off
 //! from its leader, destination or token: such state spaces are infinite. The search is
-//! bounded by `max_depth` actions; a property with no violation within the bound is
-//! reported **unknown** when some execution was cut there, **holds** only when the
-//! whole state space was explored.
+//! bounded by `max_depth` actions (and `max_states` distinct states, for memory); a
+//! property with no violation within the bounds is reported **unknown** when some
+//! execution was cut, **holds** only when the whole state space was explored.
 //!
 //! Not done (yet): symmetry reduction (stateright applies it to depth-first search only,
 //! and each protocol's state would need relabelling of node ids), timers, and per-hop
@@ -59,6 +59,9 @@ pub struct CheckSetup {
     pub requests: u8,
     /// The most actions on one execution explored.
     pub max_depth: usize,
+    /// The most states to generate, repeats included (memory: about a kilobyte per
+    /// distinct state); the search stops there and unviolated properties are unknown.
+    pub max_states: usize,
     /// Checker threads (1: shortest counterexamples guaranteed).
     pub threads: usize,
 }
@@ -119,7 +122,8 @@ pub struct CheckReport {
     pub states_generated: usize,
     /// The longest execution explored, actions.
     pub depth_reached: usize,
-    /// Whether some execution was cut at the depth bound.
+    /// Whether some execution was cut at the depth bound, or the state bound stopped
+    /// the search.
     pub truncated: bool,
     /// Wall time, seconds.
     pub seconds: f64,
@@ -151,9 +155,11 @@ pub fn run<P: Protocol>(
         .checker()
         .threads(setup.threads.max(1))
         .target_max_depth(target)
+        .target_state_count(setup.max_states)
         .spawn_bfs()
         .join();
-    let truncated = checker.max_depth() >= target;
+    // stateright's state target counts states generated, repeats included.
+    let truncated = checker.max_depth() >= target || checker.state_count() >= setup.max_states;
     let model = checker.model();
     let properties = model
         .properties
@@ -407,4 +413,36 @@ pub fn run_route<P: Protocol + RouteView>(
 ) -> CheckReport {
     let config = <P::Config as crate::protocol::ProtocolConfig>::from_params(params);
     run(name, route::<P>(config, setup), setup)
+}
+
+/// A plain breadth-first search over `model` to `max_depth` actions: a `HashSet` of
+/// states and a queue, no properties, no threads. The baseline `linkrev bench check`
+/// measures stateright's explorer against; returns the distinct states it found.
+pub fn naive_bfs<M>(model: &M, max_depth: usize) -> usize
+where
+    M: Model,
+    M::State: std::hash::Hash + Eq + Clone,
+{
+    let mut seen = std::collections::HashSet::new();
+    let mut queue = std::collections::VecDeque::new();
+    for state in model.init_states() {
+        if seen.insert(state.clone()) {
+            queue.push_back((state, 0usize));
+        }
+    }
+    let mut actions = Vec::new();
+    while let Some((state, depth)) = queue.pop_front() {
+        if depth >= max_depth {
+            continue;
+        }
+        model.actions(&state, &mut actions);
+        for action in actions.drain(..) {
+            if let Some(next) = model.next_state(&state, action)
+                && seen.insert(next.clone())
+            {
+                queue.push_back((next, depth + 1));
+            }
+        }
+    }
+    seen.len()
 }

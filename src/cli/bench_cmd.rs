@@ -23,6 +23,38 @@ pub enum BenchCommand {
     /// 800 and 1,600 nodes at the density of 50 nodes in 1500 m × 300 m, 300 s, every
     /// monitor on): whether the cost of an event grows with the network.
     Scale(ScaleArgs),
+    /// States per second of the model checker (`linkrev check`): stateright's
+    /// breadth-first search on 1 and 2 threads vs a plain HashSet-and-queue search of the
+    /// same model in the same process.
+    Check(CheckBenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CheckBenchArgs {
+    /// Algorithm checked.
+    #[arg(long, default_value = "me-rl", value_parser = Algorithm::value_parser())]
+    pub algo: Algorithm,
+    /// Starting graph.
+    #[arg(long, default_value = "ring:4")]
+    pub graph: String,
+    #[arg(long, default_value_t = 2)]
+    pub changes: u8,
+    #[arg(long, default_value_t = 2)]
+    pub requests: u8,
+    #[arg(long, default_value_t = 11)]
+    pub max_depth: usize,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct CheckBenchResult {
+    search: &'static str,
+    states: usize,
+    wall_time_s: f64,
+    states_per_s: f64,
+    /// States per second relative to the plain search.
+    relative_to_plain: f64,
 }
 
 #[derive(Debug, Args)]
@@ -100,7 +132,89 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<Outcome> {
         BenchCommand::Engine(args) => engine(args),
         BenchCommand::Protocols(args) => protocols(args),
         BenchCommand::Scale(args) => scale(args),
+        BenchCommand::Check(args) => check(args),
     }
+}
+
+/// `bench check`: the model checker's states per second against a plain search.
+fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
+    use crate::check::{self, CheckSetup, graph::SmallGraph};
+    use crate::family::Family;
+    use crate::protocol::me_rl::Rl;
+    let graph = SmallGraph::parse(&args.graph)
+        .map_err(|e| crate::input::InputError::parameter("graph", e))?;
+    let requests = if args.algo.family() == Family::MutualExclusion {
+        args.requests
+    } else {
+        0
+    };
+    let setup = |threads| CheckSetup {
+        graph: graph.clone(),
+        changes: args.changes,
+        change_mode: crate::sim::ChangeMode::Overlap,
+        requests,
+        max_depth: args.max_depth,
+        max_states: usize::MAX,
+        threads,
+    };
+    // The plain search needs the model's type: RL, the default and heaviest.
+    let plain = (args.algo.name() == "me-rl").then(|| {
+        let model =
+            check::mutual_exclusion::<Rl>(crate::protocol::TokenStart::default(), &setup(1));
+        let started = std::time::Instant::now();
+        // `max_depth` actions, as `check::run` explores.
+        let states = check::naive_bfs(&model, args.max_depth + 1);
+        (states, started.elapsed().as_secs_f64())
+    });
+    let mut rows = Vec::new();
+    let base = plain.map(|(states, secs)| states as f64 / secs);
+    if let Some((states, secs)) = plain {
+        rows.push(CheckBenchResult {
+            search: "plain BFS (HashSet + queue)",
+            states,
+            wall_time_s: secs,
+            states_per_s: states as f64 / secs,
+            relative_to_plain: 1.0,
+        });
+    }
+    for (threads, name) in [
+        (1, "stateright BFS, 1 thread"),
+        (2, "stateright BFS, 2 threads"),
+    ] {
+        let report = args
+            .algo
+            .check(&args.algo.default_params(), &setup(threads));
+        let rate = report.states as f64 / report.seconds;
+        rows.push(CheckBenchResult {
+            search: name,
+            states: report.states,
+            wall_time_s: report.seconds,
+            states_per_s: rate,
+            relative_to_plain: base.map_or(f64::NAN, |b| rate / b),
+        });
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        println!(
+            "{} on {}, {} changes, {requests} requests, depth {}",
+            args.algo.name(),
+            graph.name,
+            args.changes,
+            args.max_depth
+        );
+        println!(
+            "{:<30} {:>10} {:>9} {:>12} {:>9}",
+            "search", "states", "wall s", "states/s", "vs plain"
+        );
+        for r in &rows {
+            println!(
+                "{:<30} {:>10} {:>9.3} {:>12.0} {:>8.2}x",
+                r.search, r.states, r.wall_time_s, r.states_per_s, r.relative_to_plain
+            );
+        }
+    }
+    Ok(Outcome::Success)
 }
 
 /// The side of a 5:1 strip holding `nodes` at the density of 50 nodes in 1500 m × 300 m.

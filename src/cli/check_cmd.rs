@@ -2,12 +2,13 @@
 
 use super::Outcome;
 use super::run_cmd::algorithm_params;
-use crate::check::graph::SmallGraph;
+use crate::check::graph::{SmallGraph, rooted_connected_graphs};
 use crate::check::{CheckReport, CheckSetup, Verdict};
 use crate::family::Family;
 use crate::input::InputError;
 use crate::output::write_atomically;
 use crate::registry::Algorithm;
+use crate::sim::ChangeMode;
 use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
@@ -15,15 +16,20 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Algorithm to check (`linkrev algorithms` lists them).
-    #[arg(long, value_parser = Algorithm::value_parser())]
-    pub algo: Algorithm,
+    #[arg(long, value_parser = Algorithm::value_parser(), required_unless_present = "table")]
+    pub algo: Option<Algorithm>,
     /// An algorithm parameter, KEY=VALUE (repeatable), e.g. --param k=2.
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
     /// The starting graph: path:N, ring:N, star:N, complete:N, grid:RxC (2 to 8 nodes),
     /// or a file of `a b` edges.
-    #[arg(long)]
-    pub graph: String,
+    #[arg(long, required_unless_present = "table")]
+    pub graph: Option<String>,
+    /// Instead of one check: every registered algorithm on every connected 4-node graph
+    /// (node 0 placed every distinct way) and on path:5 and ring:5, with 1, 2 and 3 changes (README's table), printed as
+    /// Markdown. --max-depth applies; --requests defaults to 2 for mutual exclusion.
+    #[arg(long, conflicts_with_all = ["algo", "graph", "json", "out"])]
+    pub table: bool,
     /// Topology changes: any K link failures or formations among all pairs of nodes.
     #[arg(long, default_value_t = 1)]
     pub changes: u8,
@@ -38,6 +44,11 @@ pub struct CheckArgs {
     /// violated within the bound is reported unknown.
     #[arg(long, default_value_t = 30)]
     pub max_depth: usize,
+    /// The most states to generate, repeats included (about a kilobyte of memory per
+    /// distinct state); beyond it the search stops and properties not violated are
+    /// unknown.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_states: usize,
     /// Checker threads. With 1 (the default) each violation found is a shortest one.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
@@ -51,20 +62,26 @@ pub struct CheckArgs {
 
 /// Runs the check; exit 1 when a property is violated.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
-    let graph = SmallGraph::parse(&args.graph).map_err(|e| InputError::parameter("graph", e))?;
-    if args.requests > 0 && args.algo.family() != Family::MutualExclusion {
+    if args.table {
+        print!("{}", table(&args));
+        return Ok(Outcome::Success);
+    }
+    let (Some(algo), Some(graph)) = (args.algo, args.graph.as_deref()) else {
+        unreachable!("clap requires --algo and --graph without --table");
+    };
+    let graph = SmallGraph::parse(graph).map_err(|e| InputError::parameter("graph", e))?;
+    if args.requests > 0 && algo.family() != Family::MutualExclusion {
         return Err(InputError::parameter(
             "requests",
             format!(
                 "{} is not a mutual-exclusion algorithm: it takes no CS requests",
-                args.algo.name()
+                algo.name()
             ),
         )
         .into());
     }
-    let params = algorithm_params(args.algo, &args.params)?;
-    args.algo
-        .check_node_ids(&params, graph.nodes)
+    let params = algorithm_params(algo, &args.params)?;
+    algo.check_node_ids(&params, graph.nodes)
         .map_err(|e| InputError::parameter("param", e))?;
     let setup = CheckSetup {
         graph,
@@ -72,17 +89,18 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         change_mode: args.change_mode.into(),
         requests: args.requests,
         max_depth: args.max_depth,
+        max_states: args.max_states,
         threads: args.threads,
     };
     eprintln!(
         "checking {} on {} ({} changes, {} requests, depth ≤ {})…",
-        args.algo.name(),
+        algo.name(),
         setup.graph.name,
         setup.changes,
         setup.requests,
         setup.max_depth
     );
-    let report = args.algo.check(&params, &setup);
+    let report = algo.check(&params, &setup);
     if args.json {
         println!(
             "{}",
@@ -115,7 +133,7 @@ fn print_report(report: &CheckReport) {
         report.depth_reached,
         report.max_depth,
         if report.truncated {
-            " (executions cut at the bound)"
+            " (search cut at the depth or state bound)"
         } else {
             " (complete)"
         }
@@ -165,4 +183,126 @@ fn write_out(dir: &std::path::Path, report: &CheckReport) -> anyhow::Result<()> 
         }
     }
     Ok(())
+}
+
+/// The change mode the table checks a family in: leader election in its paper's
+/// setting (one change at a time), the others with changes overlapping traffic.
+fn table_mode(family: Family) -> ChangeMode {
+    match family {
+        Family::LeaderElection => ChangeMode::Serialize,
+        _ => ChangeMode::Overlap,
+    }
+}
+
+/// The depth the table explores a family to: `max_depth` for leader election and
+/// routes, half of it for mutual exclusion, whose requests and token moves multiply the
+/// states (the state bound applies to all).
+fn table_depth(family: Family, max_depth: usize) -> usize {
+    match family {
+        Family::MutualExclusion => max_depth / 2,
+        _ => max_depth,
+    }
+}
+
+/// README's table: every algorithm × graph × change budget, checked in parallel (each
+/// check single-threaded, so each violation is a shortest one and the table is the
+/// same on every run), summarised per algorithm, property and budget.
+fn table(args: &CheckArgs) -> String {
+    use rayon::prelude::*;
+    let mut graphs = rooted_connected_graphs(4);
+    graphs.push(SmallGraph::parse("path:5").expect("a family"));
+    graphs.push(SmallGraph::parse("ring:5").expect("a family"));
+    let requests = if args.requests > 0 { args.requests } else { 2 };
+    let jobs: Vec<(Algorithm, usize, u8)> = Algorithm::all()
+        .flat_map(|a| (0..graphs.len()).flat_map(move |g| (1..=3u8).map(move |c| (a, g, c))))
+        .collect();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let reports: Vec<CheckReport> = jobs
+        .par_iter()
+        .map(|&(algo, g, changes)| {
+            let setup = CheckSetup {
+                graph: graphs[g].clone(),
+                changes,
+                change_mode: table_mode(algo.family()),
+                requests: if algo.family() == Family::MutualExclusion {
+                    requests
+                } else {
+                    0
+                },
+                max_depth: table_depth(algo.family(), args.max_depth),
+                max_states: args.max_states,
+                threads: 1,
+            };
+            let report = algo.check(&algo.default_params(), &setup);
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            eprintln!(
+                "[{n}/{}] {} on {} with {changes} changes: {:.1} s",
+                jobs.len(),
+                algo.name(),
+                setup.graph.name,
+                report.seconds
+            );
+            report
+        })
+        .collect();
+    let mut out = String::new();
+    out.push_str(&format!(
+        "Checked by `linkrev check --table --max-depth {} --max-states {}`: every algorithm from its \
+         default parameters (node 0 starts as leader, token holder or destination) on the {} \
+         connected 4-node graphs with node 0 placed every distinct way, path:5 and ring:5, with 1, 2 \
+         and 3 topology changes (leader election one at a time, as its paper assumes; the \
+         others overlapping traffic), {requests} CS requests for mutual exclusion, \
+         executions of up to {} actions ({} for mutual exclusion). *holds*: no violation in the whole state space; \
+         *unknown*: none within the bounds (depth, or {} states generated), but the search was cut; \
+         *violated*: the shortest execution found.\n\n",
+        args.max_depth,
+        args.max_states,
+        graphs.len() - 2,
+        args.max_depth,
+        table_depth(Family::MutualExclusion, args.max_depth),
+        args.max_states,
+    ));
+    out.push_str(
+        "| algorithm | property | changes | holds | unknown | violated | shortest violation |\n",
+    );
+    out.push_str("|---|---|---|---|---|---|---|\n");
+    for algo in Algorithm::all() {
+        let mine: Vec<(&CheckReport, u8)> = reports
+            .iter()
+            .zip(&jobs)
+            .filter(|(_, (a, _, _))| *a == algo)
+            .map(|(r, &(_, _, c))| (r, c))
+            .collect();
+        let Some((first, _)) = mine.first() else {
+            continue;
+        };
+        for (index, property) in first.properties.iter().enumerate() {
+            for changes in 1..=3u8 {
+                let (mut holds, mut unknown, mut violated) = (0, 0, 0);
+                let mut shortest: Option<(usize, String)> = None;
+                for (report, _) in mine.iter().filter(|(_, c)| *c == changes) {
+                    match &report.properties[index].verdict {
+                        Verdict::Holds => holds += 1,
+                        Verdict::Unknown => unknown += 1,
+                        Verdict::Violated { steps, .. } => {
+                            violated += 1;
+                            if shortest.as_ref().is_none_or(|(n, _)| steps.len() < *n) {
+                                shortest = Some((
+                                    steps.len(),
+                                    format!("{} steps on {}", steps.len(), report.graph),
+                                ));
+                            }
+                        }
+                    }
+                }
+                out.push_str(&format!(
+                    "| {} | {} | {changes} | {holds} | {unknown} | {violated} | {} |\n",
+                    algo.name(),
+                    property.name,
+                    shortest.map_or("".to_string(), |(_, s)| s)
+                ));
+            }
+        }
+    }
+    out
 }

@@ -24,7 +24,7 @@ fn run_900_s(bencher: divan::Bencher, name: &str) {
     let tl = timeline();
     let config = bench_config(algorithm, 0.1, 900.0, 1);
     bencher.bench(|| {
-        simulate(algorithm, divan::black_box(&tl), config)
+        simulate(algorithm, divan::black_box(&tl), config.clone())
             .summary
             .events
     });

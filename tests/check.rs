@@ -7,6 +7,7 @@
 use linkrev::NodeId;
 use linkrev::check::graph::{SmallGraph, rooted_connected_graphs};
 use linkrev::check::model::Step;
+use linkrev::check::scenario::Scenario;
 use linkrev::check::{self, CheckReport, CheckSetup, Verdict};
 use linkrev::observe;
 use linkrev::protocol::le_malpani::LeMalpani;
@@ -96,6 +97,40 @@ fn the_published_leader_election_fails_where_the_corrected_one_holds() {
     }
     let err = observe::le::check_component(&h.nodes, &graph, &[1, 2, 3]).unwrap_err();
     assert_eq!(err.0, *detail);
+
+    // Through the whole simulator: the execution as a scenario, one step per
+    // microsecond, replayed by `linkrev run --scenario`; its monitor reports the same
+    // violation.
+    let scenario = Scenario {
+        algorithm: Algorithm::parse("le-malpani").unwrap(),
+        params: Vec::new(),
+        nodes: 4,
+        links: paw().edges,
+        steps: path.clone(),
+    };
+    let text = scenario.to_text("the stale-Update race");
+    assert_eq!(Scenario::parse(&text, "x").unwrap(), scenario, "round trip");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("le.scenario");
+    std::fs::write(&file, &text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(["run", "--scenario", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = stdout
+        .lines()
+        .find(|l| l.starts_with("first violation"))
+        .unwrap_or_else(|| panic!("no violation reported:\n{stdout}"));
+    assert!(
+        first.contains("illegal_component") && first.contains(detail.as_str()),
+        "{first}"
+    );
 
     // Ingram et al.'s algorithm: the whole state space, no violation.
     let ingram = check("le-ingram", &s);
@@ -251,6 +286,22 @@ fn the_command_exits_1_on_a_violation_and_2_on_bad_input() {
     assert!(out_dir.join("check.json").is_file());
     let steps = std::fs::read_to_string(out_dir.join("legal_when_quiescent.txt")).unwrap();
     assert!(steps.lines().nth(1) == Some("link 0 - 1 down"), "{steps}");
+    let scenario = out_dir.join("legal_when_quiescent.scenario");
+    let replay = linkrev(&["run", "--scenario", scenario.to_str().unwrap()]);
+    assert!(
+        String::from_utf8_lossy(&replay.stdout).contains("leader 0 is not in the component"),
+        "{}",
+        String::from_utf8_lossy(&replay.stdout)
+    );
+    // A scenario with a bad line is refused with its line and field.
+    std::fs::write(&scenario, "algorithm le-malpani\nnodes 4\nstep fly 1 2\n").unwrap();
+    let bad = linkrev(&["run", "--scenario", scenario.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("legal_when_quiescent.scenario:3: step"),
+        "{err}"
+    );
 
     for (args, field) in [
         (

@@ -769,6 +769,7 @@ fn replay_with(algorithm: &str, file: &str, seed: u64) -> linkrev::run::RunSumma
         workload: None,
         duration: SimTime::from_secs_f64(timeline.duration),
         seed,
+        script: None,
     };
     linkrev::run::simulate(
         linkrev::registry::Algorithm::parse(algorithm).unwrap(),

@@ -74,7 +74,7 @@ fn with_one_token_krl_is_rl_run_for_run() {
     for (seed, width) in [(1, 1000.0), (2, 1500.0), (3, 3000.0), (4, 800.0)] {
         let tl = rwp_timeline(20, width, seed);
         let cfg = config(seed, 120.0, 0.5, 0.05);
-        let rl = run("me-rl", &[], &tl, cfg);
+        let rl = run("me-rl", &[], &tl, cfg.clone());
         let krl = run("me-krl", &["k=1", "forwarding=off"], &tl, cfg);
         let (mut a, mut b) = (rl.summary.clone(), krl.summary.clone());
         (a.algorithm, a.wall_time_s) = ("", 0.0);

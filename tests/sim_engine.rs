@@ -104,6 +104,7 @@ fn config(delay: &str, link_break: LinkBreak, changes: ChangeMode) -> RunConfig 
         workload: None,
         duration: SimTime::from_secs_f64(100.0),
         seed: 42,
+        script: None,
     }
 }
 
@@ -256,7 +257,7 @@ fn same_seed_same_run() {
         cs_time: CsTime::Constant(Duration(1_000_000)),
     });
     let run = || {
-        let mut sim = Simulation::<Toy>::new(&tl, cfg);
+        let mut sim = Simulation::<Toy>::new(&tl, cfg.clone());
         sim.run(&mut ());
         (sim.counters().clone(), sim.requests().to_vec())
     };

@@ -30,12 +30,16 @@
 //! property with no violation within the bounds is reported **unknown** when some
 //! execution was cut, **holds** only when the whole state space was explored.
 //!
+//! A violation's execution is a [`scenario::Scenario`]: `linkrev run --scenario`
+//! replays it through the simulator, whose monitors report the same violation.
+//!
 //! Not done (yet): symmetry reduction (stateright applies it to depth-first search only,
 //! and each protocol's state would need relabelling of node ids), timers, and per-hop
-//! interleavings of routed messages (see [`model`]).
+//! interleavings of routed messages (see [`model`]), which scenarios cannot replay.
 
 pub mod graph;
 pub mod model;
+pub mod scenario;
 
 use crate::NodeId;
 use crate::observe;

@@ -3,6 +3,7 @@
 use super::Outcome;
 use super::run_cmd::algorithm_params;
 use crate::check::graph::{SmallGraph, rooted_connected_graphs};
+use crate::check::scenario::Scenario;
 use crate::check::{CheckReport, CheckSetup, Verdict};
 use crate::family::Family;
 use crate::input::InputError;
@@ -55,7 +56,9 @@ pub struct CheckArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Write `check.json` and one `<property>.txt` per violation (its steps) here.
+    /// Write `check.json`, and per violation `<property>.txt` (its steps) and
+    /// `<property>.scenario`, which `linkrev run --scenario` replays through the
+    /// simulator.
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
@@ -110,7 +113,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         print_report(&report);
     }
     if let Some(dir) = &args.out {
-        write_out(dir, &report)?;
+        let scenario = |path: &[crate::check::model::Step]| Scenario {
+            algorithm: algo,
+            params: args.params.clone(),
+            nodes: setup.graph.nodes,
+            links: setup.graph.edges.clone(),
+            steps: path.to_vec(),
+        };
+        write_out(dir, &report, &scenario)?;
     }
     Ok(if report.violated() {
         Outcome::Mismatch
@@ -155,7 +165,11 @@ fn print_report(report: &CheckReport) {
     }
 }
 
-fn write_out(dir: &std::path::Path, report: &CheckReport) -> anyhow::Result<()> {
+fn write_out(
+    dir: &std::path::Path,
+    report: &CheckReport,
+    scenario: &dyn Fn(&[crate::check::model::Step]) -> Scenario,
+) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let json = serde_json::to_string_pretty(report).context("serialising the report")?;
     let path = dir.join("check.json");
@@ -180,9 +194,43 @@ fn write_out(dir: &std::path::Path, report: &CheckReport) -> anyhow::Result<()> 
                 Ok(())
             })
             .with_context(|| format!("writing {}", path.display()))?;
+            let replayable = !path_has_routed(p);
+            if replayable {
+                let file = dir.join(format!("{}.scenario", p.name));
+                let text = scenario(violation_path(p)).to_text(&format!(
+                    "linkrev scenario from `linkrev check`: {} on {}, {} changes ({}), {} \
+                     requests: {} violated after {} steps: {detail}\nreplay: linkrev run \
+                     --scenario {}",
+                    report.algorithm,
+                    report.graph,
+                    report.changes,
+                    report.change_mode,
+                    report.requests,
+                    p.name,
+                    steps.len(),
+                    file.display()
+                ));
+                write_atomically(&file, |w| std::io::Write::write_all(w, text.as_bytes()))
+                    .with_context(|| format!("writing {}", file.display()))?;
+                eprintln!("replay: linkrev run --scenario {}", file.display());
+            }
         }
     }
     Ok(())
+}
+
+fn violation_path(p: &crate::check::PropertyOutcome) -> &[crate::check::model::Step] {
+    match &p.verdict {
+        Verdict::Violated { path, .. } => path,
+        _ => &[],
+    }
+}
+
+/// Whether a violation's execution delivers a routed message (not replayable).
+fn path_has_routed(p: &crate::check::PropertyOutcome) -> bool {
+    violation_path(p)
+        .iter()
+        .any(|s| matches!(s, crate::check::model::Step::DeliverRouted { .. }))
 }
 
 /// The change mode the table checks a family in: leader election in its paper's

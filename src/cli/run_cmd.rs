@@ -44,11 +44,16 @@ impl From<ChangesArg> for ChangeMode {
 }
 
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("mobility").required(true).args(["trace", "rwp"]))]
+#[command(group = clap::ArgGroup::new("mobility").required(true).args(["trace", "rwp", "scenario"]))]
 pub struct RunArgs {
     /// Algorithm to simulate (`linkrev algorithms` lists them with their parameters).
-    #[arg(long, value_parser = Algorithm::value_parser())]
-    pub algo: Algorithm,
+    #[arg(long, value_parser = Algorithm::value_parser(), required_unless_present = "scenario")]
+    pub algo: Option<Algorithm>,
+    /// Replay an execution `linkrev check --out` wrote (`<property>.scenario`): its
+    /// algorithm, graph, changes, deliveries, requests and releases, one per
+    /// microsecond, through the simulator and its monitors.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
     /// An algorithm parameter, KEY=VALUE (repeatable), e.g. --param k=2.
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
@@ -178,7 +183,7 @@ fn mobility(args: &RunArgs) -> anyhow::Result<(Trace, LinkTimeline)> {
 }
 
 /// Validates the flags into a run configuration.
-fn run_config(args: &RunArgs, trace: &Trace) -> Result<RunConfig, InputError> {
+fn run_config(args: &RunArgs, algo: Algorithm, trace: &Trace) -> Result<RunConfig, InputError> {
     if !(args.range.is_finite() && args.range > 0.0) {
         return Err(InputError::parameter(
             "range",
@@ -192,7 +197,7 @@ fn run_config(args: &RunArgs, trace: &Trace) -> Result<RunConfig, InputError> {
             format!("must be positive, got {duration}"),
         ));
     }
-    let workload = if args.algo.family().needs_workload() {
+    let workload = if algo.family().needs_workload() {
         if !(args.rate.is_finite() && args.rate > 0.0) {
             return Err(InputError::parameter(
                 "rate",
@@ -227,17 +232,76 @@ fn run_config(args: &RunArgs, trace: &Trace) -> Result<RunConfig, InputError> {
         workload,
         duration: SimTime::from_secs_f64(duration),
         seed: args.seed,
+        script: None,
     })
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
-    let algo_params = algorithm_params(args.algo, &args.params)?;
+    if let Some(path) = &args.scenario {
+        return run_scenario(&args, path);
+    }
+    let algo = args.algo.expect("clap requires --algo without --scenario");
+    let algo_params = algorithm_params(algo, &args.params)?;
     let (trace, timeline) = mobility(&args)?;
-    args.algo
-        .check_node_ids(&algo_params, timeline.node_count)
+    algo.check_node_ids(&algo_params, timeline.node_count)
         .map_err(|e| InputError::parameter("param", e))?;
-    let config = run_config(&args, &trace)?;
-    let output = args.algo.run(&algo_params, &timeline, config);
+    let config = run_config(&args, algo, &trace)?;
+    let output = algo.run(&algo_params, &timeline, config);
+    report(&args, &output, &algo_params)
+}
+
+/// `run --scenario FILE`: the checker's execution, scripted, through the simulator.
+fn run_scenario(args: &RunArgs, path: &std::path::Path) -> anyhow::Result<Outcome> {
+    use crate::check::scenario::Scenario;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError::file(path, format!("cannot read the scenario: {e}")))?;
+    let scenario = Scenario::parse(&text, &path.display().to_string())?;
+    let algo = scenario.algorithm;
+    if args.algo.is_some_and(|a| a != algo) || !args.params.is_empty() {
+        return Err(InputError::parameter(
+            "scenario",
+            format!(
+                "{} names its algorithm ({}) and parameters; drop --algo and --param",
+                path.display(),
+                algo.name()
+            ),
+        )
+        .into());
+    }
+    let located =
+        |e: String| InputError::new(crate::input::Location::file(path.display().to_string()), e);
+    let algo_params = algorithm_params(algo, &scenario.params)?;
+    let timeline = scenario.timeline().map_err(located)?;
+    let script = scenario.script().map_err(located)?;
+    algo.check_node_ids(&algo_params, timeline.node_count)
+        .map_err(|e| InputError::parameter("param", e))?;
+    // Delays and the workload's draws are replaced by the script; the checker's
+    // semantics otherwise: drain, changes told at once, applied when they happen.
+    let config = RunConfig {
+        network: NetworkConfig {
+            delay: args.delay,
+            link_break: LinkBreak::Drain,
+            detection_delay: crate::sim::Duration(0),
+            changes: ChangeMode::Overlap,
+        },
+        workload: algo.family().needs_workload().then_some(WorkloadConfig {
+            rate: 1.0,
+            cs_time: CsTime::Constant(crate::sim::Duration(1)),
+        }),
+        duration: scenario.duration(),
+        seed: args.seed,
+        script: Some(std::sync::Arc::new(script)),
+    };
+    let output = algo.run(&algo_params, &timeline, config);
+    report(args, &output, &algo_params)
+}
+
+/// Prints a run's summary (JSON or a table).
+fn report(
+    args: &RunArgs,
+    output: &crate::run::RunOutput,
+    algo_params: &AlgoParams,
+) -> anyhow::Result<Outcome> {
     if args.json {
         let mut json = serde_json::to_value(&output.summary)?;
         let params: serde_json::Map<String, serde_json::Value> = algo_params
@@ -247,7 +311,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
         json["params"] = params.into();
         println!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        print_summary(&output.summary, &algo_params);
+        print_summary(&output.summary, algo_params);
     }
     Ok(Outcome::Success)
 }

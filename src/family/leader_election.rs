@@ -34,7 +34,8 @@ pub fn run<P: Protocol + LeaderView>(
     timeline: &LinkTimeline,
     config: RunConfig,
 ) -> RunOutput {
-    let mut sim = Simulation::<P>::configured(timeline, config, &P::Config::from_params(params));
+    let mut sim =
+        Simulation::<P>::configured(timeline, config.clone(), &P::Config::from_params(params));
     let mut monitor = LeMonitor::new();
     sim.run(&mut monitor);
     let counters = sim.counters();

@@ -52,7 +52,7 @@ pub fn run<P: Protocol + TokenView>(
     config: RunConfig,
 ) -> RunOutput {
     let protocol = P::Config::from_params(params);
-    let mut sim = Simulation::<P>::configured(timeline, config, &protocol);
+    let mut sim = Simulation::<P>::configured(timeline, config.clone(), &protocol);
     let mut monitor = MeMonitor::new(P::tokens(&protocol));
     sim.run(&mut monitor);
     let counters = sim.counters();

@@ -51,7 +51,7 @@ pub fn run<P: Protocol + RouteView>(
     config: RunConfig,
 ) -> RunOutput {
     let protocol = P::Config::from_params(params);
-    let mut sim = Simulation::<P>::configured(timeline, config, &protocol);
+    let mut sim = Simulation::<P>::configured(timeline, config.clone(), &protocol);
     let mut monitor = RouteMonitor::<P::Height>::new(P::destination(&protocol));
     sim.run(&mut monitor);
     let counters = sim.counters();

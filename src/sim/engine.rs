@@ -38,7 +38,7 @@ pub use super::network::ChangeMode;
 pub use super::workload::RequestRecord;
 
 /// Everything one run is configured with, but the protocol's own parameters.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunConfig {
     /// The network model.
     pub network: NetworkConfig,
@@ -48,6 +48,9 @@ pub struct RunConfig {
     pub duration: SimTime,
     /// The run seed; delays and requests draw from streams derived from it.
     pub seed: u64,
+    /// A scripted run ([`super::script`]): deliveries and application events at given
+    /// times instead of drawn ones. `None` for every simulated run.
+    pub script: Option<std::sync::Arc<super::Script>>,
 }
 
 /// A run with more messages than this in flight at once is stopped and reported as
@@ -183,12 +186,16 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         let nodes = P::initial_states(protocol, &timeline.initial_neighbours());
         let mut network = Network::new(timeline, config.network, config.seed);
         network.set_routing(protocol.routing());
+        if let Some(script) = &config.script {
+            network.set_script(script.deliveries.clone());
+        }
+        let workload = Workload::new(config.workload, n, config.seed);
         Self {
             config,
             timeline,
             nodes,
             network,
-            workload: Workload::new(config.workload, n, config.seed),
+            workload,
             queue: EventQueue::with_capacity(4 * n + 16),
             ctx: Ctx::new(0, 0),
             now: SimTime::ZERO,
@@ -257,8 +264,23 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         if !self.timeline.events.is_empty() {
             self.schedule_topology(0);
         }
-        for (at, node) in self.workload.first_requests() {
-            self.queue.push(at, Event::Request(node));
+        match self.config.script.clone() {
+            Some(script) => {
+                for &(at, node, event) in &script.app {
+                    self.queue.push(
+                        at,
+                        match event {
+                            AppEvent::RequestCs => Event::Request(node),
+                            AppEvent::ReleaseCs => Event::Release(node),
+                        },
+                    );
+                }
+            }
+            None => {
+                for (at, node) in self.workload.first_requests() {
+                    self.queue.push(at, Event::Request(node));
+                }
+            }
         }
         let (mut window_start, mut in_window) = (SimTime::ZERO, 0u64);
         while let Some(time) = self.queue.peek_time() {
@@ -352,7 +374,8 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             Event::Release(node) => {
                 let next = self.workload.release(node, self.now);
                 self.invoke(node, |p, ctx| p.on_app(AppEvent::ReleaseCs, ctx));
-                if let Some(at) = next {
+                // A script says when requests come; the workload's draws do not.
+                if let Some(at) = next.filter(|_| self.config.script.is_none()) {
                     self.queue.push(at, Event::Request(node));
                 }
             }
@@ -442,7 +465,9 @@ impl<'t, P: Protocol> Simulation<'t, P> {
                 }
                 Effect::EnterCs => {
                     self.counters.cs_entries += 1;
-                    if let Some(release) = self.workload.enter(node, self.now) {
+                    let release = self.workload.enter(node, self.now);
+                    // A script says when the CS is released.
+                    if let Some(release) = release.filter(|_| self.config.script.is_none()) {
                         self.queue.push(release, Event::Release(node));
                     }
                 }
@@ -570,6 +595,7 @@ mod tests {
             workload: None,
             duration: SimTime::from_secs_f64(duration_s),
             seed: 1,
+            script: None,
         }
     }
 

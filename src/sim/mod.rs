@@ -17,6 +17,7 @@ pub mod engine;
 pub mod hold;
 pub mod network;
 pub mod queue;
+pub mod script;
 pub mod seeds;
 pub mod time;
 pub mod workload;
@@ -24,6 +25,7 @@ pub mod workload;
 pub use delay::DelayModel;
 pub use engine::{Observer, RunConfig, Simulation, World};
 pub use network::{ChangeMode, LinkBreak, NetworkConfig};
+pub use script::Script;
 pub use time::{Duration, SimTime};
 pub use workload::{CsTime, RequestRecord, WorkloadConfig};
 

@@ -45,6 +45,7 @@ use crate::topology::components::ComponentTracker;
 use crate::topology::events::{LinkChange, LinkTimeline};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// What happens to messages in flight when their link breaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -187,6 +188,8 @@ pub struct Network<M> {
     learnt_routes: FxHashMap<(NodeId, NodeId), NodeId>,
     /// `discovery`: messages waiting for their discovery to finish.
     discovering: usize,
+    /// Scripted delivery times per directed link (a replayed scenario), or `None`.
+    script: Option<BTreeMap<(NodeId, NodeId), VecDeque<SimTime>>>,
 }
 
 impl<M: Message> Network<M> {
@@ -214,7 +217,14 @@ impl<M: Message> Network<M> {
             routing: Routing::Oracle,
             learnt_routes: FxHashMap::default(),
             discovering: 0,
+            script: None,
         }
+    }
+
+    /// Scripted delivery times per directed link ([`super::Script`]) instead of drawn
+    /// delays.
+    pub fn set_script(&mut self, deliveries: BTreeMap<(NodeId, NodeId), VecDeque<SimTime>>) {
+        self.script = Some(deliveries);
     }
 
     /// Sets how routed messages are carried (the protocol's choice; `oracle` unless set).
@@ -366,10 +376,17 @@ impl<M: Message> Network<M> {
             counters.tokens_lost += u64::from(token);
             return None;
         }
-        let delay = self.config.delay.sample(&mut self.delay_rng);
+        let planned = match &mut self.script {
+            // Beyond its link's script a message is never delivered within the run.
+            Some(script) => script
+                .get_mut(&(from, to))
+                .and_then(VecDeque::pop_front)
+                .unwrap_or(SimTime::NEVER),
+            None => now.after(self.config.delay.sample(&mut self.delay_rng)),
+        };
         let state = self.pairs.entry(pair(from, to)).or_default();
         let dir = usize::from(from > to);
-        let at = now.after(delay).max(state.last_delivery[dir]);
+        let at = planned.max(state.last_delivery[dir]);
         state.last_delivery[dir] = at;
         let epoch = state.epoch;
         self.in_flight += 1;

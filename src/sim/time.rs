@@ -13,6 +13,8 @@ pub struct SimTime(pub u64);
 impl SimTime {
     /// The start of every run.
     pub const ZERO: SimTime = SimTime(0);
+    /// Later than any run ends: when something that never happens is scheduled.
+    pub const NEVER: SimTime = SimTime(u64::MAX / 2);
     /// Nanoseconds per second.
     pub const NANOS_PER_SEC: u64 = 1_000_000_000;
 

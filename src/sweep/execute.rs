@@ -154,7 +154,7 @@ pub fn run_one(
         .map_err(anyhow::Error::msg)?;
     let timeline = link_timeline(&trace, run.range);
     let mobility = mobility_stats(&trace, &timeline);
-    let mut config = run.config;
+    let mut config = run.config.clone();
     config.duration = SimTime::from_secs_f64(run.duration.unwrap_or(trace.duration));
     let output = run.algorithm.run(&run.algo_params, &timeline, config);
     Ok(RunRecord {

@@ -1400,6 +1400,7 @@ fn planned_run(
         workload,
         duration: duration.map_or(SimTime::ZERO, SimTime::from_secs_f64),
         seed,
+        script: None,
     };
     PlannedRun {
         index,

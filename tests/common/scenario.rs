@@ -111,6 +111,7 @@ pub fn config(s: &Scenario, changes: ChangeMode, workload: bool) -> RunConfig {
         }),
         duration: SimTime::from_secs_f64(DURATION),
         seed: s.seed,
+        script: None,
     }
 }
 

@@ -324,7 +324,8 @@ rate = [0.1, 0.5]
 #[test]
 fn a_second_sweep_on_a_directory_in_use_is_refused_naming_the_first() {
     let tmp = tempfile::tempdir().unwrap();
-    let spec = write_spec(tmp.path(), 12);
+    // Long enough (160 runs) that the first is still running while the others try.
+    let spec = write_spec(tmp.path(), 40);
     let dir = tmp.path().join("busy");
     let d = dir.to_str().unwrap();
     let mut first = Command::new(env!("CARGO_BIN_EXE_linkrev"))

@@ -36,6 +36,7 @@ fn setup(graph: SmallGraph, changes: u8, requests: u8, max_depth: usize) -> Chec
         max_depth,
         max_states: 1_000_000,
         threads: 1,
+        symmetry: true,
     }
 }
 

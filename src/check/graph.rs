@@ -201,6 +201,14 @@ pub fn rooted_connected_graphs(n: usize) -> Vec<SmallGraph> {
     enumerate(n, perms)
 }
 
+/// Every connected graph on `n` labelled nodes: graphs that differ by a renaming are
+/// different here. Algorithms that break ties by node id (every link-reversal one) can
+/// behave differently on two labellings of one graph, so checking them on every graph
+/// means checking every labelling.
+pub fn labelled_connected_graphs(n: usize) -> Vec<SmallGraph> {
+    enumerate(n, vec![(0..n as NodeId).collect()])
+}
+
 fn enumerate(n: usize, perms: Vec<Vec<NodeId>>) -> Vec<SmallGraph> {
     assert!((2..=6).contains(&n), "enumeration is for 2 to 6 nodes");
     let all = pairs(n);
@@ -300,6 +308,10 @@ mod tests {
         // OEIS A126100: connected rooted graphs on n nodes: 1, 3, 11, 58.
         for (n, count) in [(2, 1), (3, 3), (4, 11), (5, 58)] {
             assert_eq!(rooted_connected_graphs(n).len(), count, "n = {n}");
+        }
+        // OEIS A001187: connected labelled graphs on n nodes: 1, 4, 38, 728.
+        for (n, count) in [(2, 1), (3, 4), (4, 38), (5, 728)] {
+            assert_eq!(labelled_connected_graphs(n).len(), count, "n = {n}");
         }
     }
 }

@@ -33,13 +33,19 @@
 //! A violation's execution is a [`scenario::Scenario`]: `linkrev run --scenario`
 //! replays it through the simulator, whose monitors report the same violation.
 //!
-//! Not done (yet): symmetry reduction (stateright applies it to depth-first search only,
-//! and each protocol's state would need relabelling of node ids), timers, and per-hop
-//! interleavings of routed messages (see [`model`]), which scenarios cannot replay.
+//! **Symmetry reduction** ([`symmetry`]): for a protocol whose rules never compare node
+//! ids (Raymond's), states that differ by a renaming of the nodes are explored once, so
+//! `states` counts states up to renaming. The link-reversal algorithms break ties by
+//! node id, so for them no renaming but the identity is a symmetry and the search is
+//! full.
+//!
+//! Not modelled: timers (no registered algorithm sets one), and per-hop interleavings of
+//! routed messages (a routed message is delivered in one step, see [`model`]).
 
 pub mod graph;
 pub mod model;
 pub mod scenario;
+pub mod symmetry;
 
 use crate::NodeId;
 use crate::observe;
@@ -68,6 +74,9 @@ pub struct CheckSetup {
     pub max_states: usize,
     /// Checker threads (1: shortest counterexamples guaranteed).
     pub threads: usize,
+    /// Whether to explore one representative per node renaming, for protocols whose
+    /// rules allow it ([`symmetry`]).
+    pub symmetry: bool,
 }
 
 /// A property's verdict.
@@ -126,6 +135,9 @@ pub struct CheckReport {
     pub states_generated: usize,
     /// The longest execution explored, actions.
     pub depth_reached: usize,
+    /// Whether symmetry reduction was applied (`states` then counts states up to node
+    /// renaming); off when not asked for or when the protocol's rules compare node ids.
+    pub symmetry: bool,
     /// Whether some execution was cut at the depth bound, or the state bound stopped
     /// the search.
     pub truncated: bool,
@@ -147,10 +159,11 @@ impl CheckReport {
 /// Explores `model` and judges its properties.
 pub fn run<P: Protocol>(
     algorithm: &str,
-    model: ProtocolModel<P>,
+    mut model: ProtocolModel<P>,
     setup: &CheckSetup,
 ) -> CheckReport {
     let started = Instant::now();
+    model.symmetry = setup.symmetry && symmetry::applies(&model.initial());
     // stateright counts the initial state as depth 1 and does not judge or expand
     // states at the target depth: states after `max_depth` actions have depth
     // `max_depth + 1`, so the target is one more.
@@ -172,11 +185,15 @@ pub fn run<P: Protocol>(
         .map(|(index, property)| {
             let verdict = match checker.discovery(property.name) {
                 Some(path) => {
-                    let detail = model
-                        .judge(index, path.last_state())
-                        .err()
-                        .unwrap_or_default();
-                    let path = path.into_actions();
+                    let (path, last) = if model.symmetry {
+                        symmetry::unrename_path(model.initial(), &path.into_actions(), |s, a| {
+                            model.step(s, a)
+                        })
+                    } else {
+                        let last = path.last_state().clone();
+                        (path.into_actions(), last)
+                    };
+                    let detail = model.judge(index, &last).err().unwrap_or_default();
                     let steps = path.iter().map(describe).collect();
                     Verdict::Violated {
                         detail,
@@ -213,6 +230,7 @@ pub fn run<P: Protocol>(
         states: checker.unique_state_count(),
         states_generated: checker.state_count(),
         depth_reached: checker.max_depth().saturating_sub(1).min(setup.max_depth),
+        symmetry: model.symmetry,
         truncated,
         seconds: started.elapsed().as_secs_f64(),
         properties,
@@ -223,7 +241,7 @@ pub fn run<P: Protocol>(
 pub fn describe(step: &Step) -> String {
     match *step {
         Step::Deliver { from, to } => format!("deliver {from} -> {to}"),
-        Step::DeliverRouted { index } => format!("deliver routed message {index}"),
+        Step::DeliverRouted { origin, dest } => format!("deliver routed {origin} -> {dest}"),
         Step::Link { a, b, up: true } => format!("link {a} - {b} up"),
         Step::Link { a, b, up: false } => format!("link {a} - {b} down"),
         Step::Request { node } => format!("request at {node}"),
@@ -250,6 +268,7 @@ fn base<P: Protocol>(
         destination: None,
         properties,
         found: Default::default(),
+        symmetry: false,
     }
 }
 

@@ -14,7 +14,10 @@
 //! - detection delay 0: both endpoints learn of a change at once;
 //! - **routed** messages (Raymond) travel by the oracle, collapsed to one step: a routed
 //!   message is delivered in one action while a path to its destination exists, and
-//!   waits while there is none. Per-hop interleavings of routed messages are not explored.
+//!   waits while there is none. Messages with the same origin and destination arrive in
+//!   the order sent; any others may overtake one another. Per-hop interleavings are not
+//!   explored (the replay carries a routed message along a shortest path within its
+//!   step, [`super::scenario`]).
 //!
 //! Timers are not modelled (no registered algorithm sets one).
 
@@ -36,11 +39,14 @@ pub enum Step {
         /// Receiver.
         to: NodeId,
     },
-    /// Deliver routed message number `index` (in the state's list of routed messages)
-    /// to its destination; enabled while a path exists.
+    /// Deliver the oldest routed message from `origin` to `dest` (routed messages
+    /// between the same two nodes arrive in the order sent, as over one FIFO path);
+    /// enabled while a path exists.
     DeliverRouted {
-        /// Index into [`CheckState::routed`].
-        index: usize,
+        /// The node that sent it.
+        origin: NodeId,
+        /// Its destination.
+        dest: NodeId,
     },
     /// The link `a – b` (`a < b`) forms (`up`) or fails.
     Link {
@@ -231,6 +237,9 @@ pub struct ProtocolModel<P: Protocol> {
     pub properties: Vec<CheckProperty<P>>,
     /// Per property, whether a violation has been found (see `holds`).
     pub found: [std::sync::atomic::AtomicBool; MAX_PROPERTIES],
+    /// Whether states are replaced by the representative of their node renamings
+    /// ([`super::symmetry`]); only set for protocols that declare the symmetry.
+    pub symmetry: bool,
 }
 
 impl<P: Protocol> ProtocolModel<P> {
@@ -321,11 +330,9 @@ fn holds<P: Protocol, const I: usize>(model: &ProtocolModel<P>, state: &CheckSta
 /// The most properties a family may declare (one condition function per index).
 pub const MAX_PROPERTIES: usize = 6;
 
-impl<P: Protocol> Model for ProtocolModel<P> {
-    type State = CheckState<P>;
-    type Action = Step;
-
-    fn init_states(&self) -> Vec<CheckState<P>> {
+impl<P: Protocol> ProtocolModel<P> {
+    /// The initial state, without symmetry reduction.
+    pub fn initial(&self) -> CheckState<P> {
         let mut neighbours = vec![Vec::new(); self.nodes];
         for &(a, b) in &self.initial_links {
             neighbours[a as usize].push(b);
@@ -352,16 +359,104 @@ impl<P: Protocol> Model for ProtocolModel<P> {
                 self.invoke(&mut state, node, |p, ctx| p.on_start(ctx));
             }
         }
-        vec![state]
+        state
+    }
+
+    /// The state after `action`, without symmetry reduction; `None` if it is not
+    /// enabled.
+    pub fn step(&self, last: &CheckState<P>, action: Step) -> Option<CheckState<P>> {
+        let mut state = last.clone();
+        state.clock += 1;
+        match action {
+            Step::Deliver { from, to } => {
+                let queue = state.queues.get_mut(&(from, to))?;
+                let msg = queue.pop_front()?;
+                if queue.is_empty() {
+                    state.queues.remove(&(from, to));
+                }
+                self.invoke(&mut state, to, |p, ctx| p.on_message(from, msg, ctx));
+            }
+            Step::DeliverRouted { origin, dest } => {
+                let index = state
+                    .routed
+                    .iter()
+                    .position(|&(o, d, _)| (o, d) == (origin, dest))?;
+                if !Self::routable(&state, origin, dest) {
+                    return None;
+                }
+                let (origin, dest, msg) = state.routed.remove(index);
+                self.invoke(&mut state, dest, |p, ctx| p.on_message(origin, msg, ctx));
+            }
+            Step::Link { a, b, up } => {
+                if state.changes_left == 0 || state.links.contains(&(a, b)) == up {
+                    return None;
+                }
+                state.changes_left -= 1;
+                if up {
+                    state.links.insert((a, b));
+                } else {
+                    state.links.remove(&(a, b));
+                }
+                for (node, peer) in [(a, b), (b, a)] {
+                    self.invoke(&mut state, node, |p, ctx| {
+                        if up {
+                            p.on_link_up(peer, ctx)
+                        } else {
+                            p.on_link_down(peer, ctx)
+                        }
+                    });
+                }
+            }
+            Step::Request { node } => {
+                if state.requests_left == 0 {
+                    return None;
+                }
+                state.requests_left -= 1;
+                state.waiting.insert(node);
+                self.invoke(&mut state, node, |p, ctx| {
+                    p.on_app(AppEvent::RequestCs, ctx)
+                });
+            }
+            Step::Release { node } => {
+                if !state.in_cs.remove(&node) {
+                    return None;
+                }
+                self.invoke(&mut state, node, |p, ctx| {
+                    p.on_app(AppEvent::ReleaseCs, ctx)
+                });
+            }
+        }
+        Some(state)
+    }
+
+    /// `state`, or its representative under symmetry reduction.
+    fn reduced(&self, state: CheckState<P>) -> CheckState<P> {
+        if self.symmetry {
+            super::symmetry::representative(&state).0
+        } else {
+            state
+        }
+    }
+}
+
+impl<P: Protocol> Model for ProtocolModel<P> {
+    type State = CheckState<P>;
+    type Action = Step;
+
+    fn init_states(&self) -> Vec<CheckState<P>> {
+        vec![self.reduced(self.initial())]
     }
 
     fn actions(&self, state: &CheckState<P>, actions: &mut Vec<Step>) {
         for &(from, to) in state.queues.keys() {
             actions.push(Step::Deliver { from, to });
         }
-        for (index, (origin, dest, _)) in state.routed.iter().enumerate() {
-            if Self::routable(state, *origin, *dest) {
-                actions.push(Step::DeliverRouted { index });
+        for (index, &(origin, dest, _)) in state.routed.iter().enumerate() {
+            let oldest = !state.routed[..index]
+                .iter()
+                .any(|&(o, d, _)| (o, d) == (origin, dest));
+            if oldest && Self::routable(state, origin, dest) {
+                actions.push(Step::DeliverRouted { origin, dest });
             }
         }
         let may_change = match self.change_mode {
@@ -387,53 +482,7 @@ impl<P: Protocol> Model for ProtocolModel<P> {
     }
 
     fn next_state(&self, last: &CheckState<P>, action: Step) -> Option<CheckState<P>> {
-        let mut state = last.clone();
-        state.clock += 1;
-        match action {
-            Step::Deliver { from, to } => {
-                let queue = state.queues.get_mut(&(from, to))?;
-                let msg = queue.pop_front()?;
-                if queue.is_empty() {
-                    state.queues.remove(&(from, to));
-                }
-                self.invoke(&mut state, to, |p, ctx| p.on_message(from, msg, ctx));
-            }
-            Step::DeliverRouted { index } => {
-                let (origin, dest, msg) = state.routed.remove(index);
-                self.invoke(&mut state, dest, |p, ctx| p.on_message(origin, msg, ctx));
-            }
-            Step::Link { a, b, up } => {
-                state.changes_left -= 1;
-                if up {
-                    state.links.insert((a, b));
-                } else {
-                    state.links.remove(&(a, b));
-                }
-                for (node, peer) in [(a, b), (b, a)] {
-                    self.invoke(&mut state, node, |p, ctx| {
-                        if up {
-                            p.on_link_up(peer, ctx)
-                        } else {
-                            p.on_link_down(peer, ctx)
-                        }
-                    });
-                }
-            }
-            Step::Request { node } => {
-                state.requests_left -= 1;
-                state.waiting.insert(node);
-                self.invoke(&mut state, node, |p, ctx| {
-                    p.on_app(AppEvent::RequestCs, ctx)
-                });
-            }
-            Step::Release { node } => {
-                state.in_cs.remove(&node);
-                self.invoke(&mut state, node, |p, ctx| {
-                    p.on_app(AppEvent::ReleaseCs, ctx)
-                });
-            }
-        }
-        Some(state)
+        self.step(last, action).map(|state| self.reduced(state))
     }
 
     fn properties(&self) -> Vec<Property<Self>> {

@@ -9,6 +9,7 @@
 //! link 0 1                  (the links at t = 0, one per line)
 //! step link 0 1 down        (the execution, in order)
 //! step deliver 1 2
+//! step deliver-routed 3 0   (a routed message, Raymond's: origin and destination)
 //! step request 3
 //! step release 3
 //! ```
@@ -17,8 +18,10 @@
 //! action, starting at 1) as simulated time, so handlers see the same event times and
 //! leader election stamps the same reference levels. The link steps become the
 //! simulator's link timeline; every message's delivery time comes from the step that
-//! delivers it ([`crate::sim::Script`]); requests and releases are scripted. The run
-//! lasts until 1 µs after the last step.
+//! delivers it ([`crate::sim::Script`]); requests and releases are scripted. A routed
+//! message waits at its origin until its step, then travels the oracle's shortest path
+//! within that step (every hop sent and counted, with no delay), which is the checker's
+//! one-step delivery. The run lasts until 1 µs after the last step.
 
 use super::model::Step;
 use crate::NodeId;
@@ -132,6 +135,10 @@ impl Scenario {
                             from: node("step", words.get(2))?,
                             to: node("step", words.get(3))?,
                         },
+                        "deliver-routed" if words.len() == 4 => Step::DeliverRouted {
+                            origin: node("step", words.get(2))?,
+                            dest: node("step", words.get(3))?,
+                        },
                         "link" if words.len() == 5 && matches!(words[4], "up" | "down") => {
                             let (a, b) = (node("step", words.get(2))?, node("step", words.get(3))?);
                             Step::Link {
@@ -150,8 +157,8 @@ impl Scenario {
                             return Err(err(
                                 "step",
                                 format!(
-                                    "expected `deliver FROM TO`, `link A B up|down`, `request \
-                                     N` or `release N`, found `{}`",
+                                    "expected `deliver FROM TO`, `deliver-routed ORIGIN DEST`, \
+                                     `link A B up|down`, `request N` or `release N`, found `{}`",
                                     words[1..].join(" ")
                                 ),
                             ));
@@ -258,14 +265,14 @@ impl Scenario {
                 }
                 Step::Request { node } => script.app.push((at, node, AppEvent::RequestCs)),
                 Step::Release { node } => script.app.push((at, node, AppEvent::ReleaseCs)),
-                Step::Link { .. } => {}
-                Step::DeliverRouted { .. } => {
-                    return Err(format!(
-                        "step {}: a routed message; replaying routed messages (Raymond's) \
-                         through the simulator's hop-by-hop routing is not supported",
-                        k + 1
-                    ));
+                Step::DeliverRouted { origin, dest } => {
+                    script
+                        .routed
+                        .entry((origin, dest))
+                        .or_default()
+                        .push_back(at);
                 }
+                Step::Link { .. } => {}
             }
         }
         Ok(script)
@@ -276,7 +283,7 @@ impl Scenario {
 fn step_text(step: &Step) -> String {
     match *step {
         Step::Deliver { from, to } => format!("deliver {from} {to}"),
-        Step::DeliverRouted { index } => format!("deliver-routed {index}"),
+        Step::DeliverRouted { origin, dest } => format!("deliver-routed {origin} {dest}"),
         Step::Link { a, b, up } => format!("link {a} {b} {}", if up { "up" } else { "down" }),
         Step::Request { node } => format!("request {node}"),
         Step::Release { node } => format!("release {node}"),

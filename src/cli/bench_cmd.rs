@@ -156,6 +156,8 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
         max_depth: args.max_depth,
         max_states: usize::MAX,
         threads,
+        // The plain search explores the full state space: compare like with like.
+        symmetry: false,
     };
     // The plain search needs the model's type: RL, the default and heaviest.
     let plain = (args.algo.name() == "me-rl").then(|| {

@@ -2,7 +2,7 @@
 
 use super::Outcome;
 use super::run_cmd::algorithm_params;
-use crate::check::graph::{SmallGraph, rooted_connected_graphs};
+use crate::check::graph::{SmallGraph, labelled_connected_graphs};
 use crate::check::scenario::Scenario;
 use crate::check::{CheckReport, CheckSetup, Verdict};
 use crate::family::Family;
@@ -26,9 +26,10 @@ pub struct CheckArgs {
     /// or a file of `a b` edges.
     #[arg(long, required_unless_present = "table")]
     pub graph: Option<String>,
-    /// Instead of one check: every registered algorithm on every connected 4-node graph
-    /// (node 0 placed every distinct way) and on path:5 and ring:5, with 1, 2 and 3 changes (README's table), printed as
-    /// Markdown. --max-depth applies; --requests defaults to 2 for mutual exclusion.
+    /// Instead of one check: every registered algorithm on every connected labelled
+    /// 4-node graph (38) and on path:5 and ring:5, with 1, 2 and 3 changes (README's
+    /// table), printed as Markdown. --max-depth applies; --requests defaults to 2 for
+    /// mutual exclusion.
     #[arg(long, conflicts_with_all = ["algo", "graph", "json", "out"])]
     pub table: bool,
     /// Topology changes: any K link failures or formations among all pairs of nodes.
@@ -53,6 +54,11 @@ pub struct CheckArgs {
     /// Checker threads. With 1 (the default) each violation found is a shortest one.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// Symmetry reduction: explore states that differ only by a renaming of the nodes
+    /// once. Applies only to algorithms whose rules never compare node ids (Raymond);
+    /// the link-reversal algorithms break ties by id and are always explored in full.
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    pub symmetry: OnOff,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -61,6 +67,15 @@ pub struct CheckArgs {
     /// simulator.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+/// A switch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOff {
+    /// On.
+    On,
+    /// Off.
+    Off,
 }
 
 /// Runs the check; exit 1 when a property is violated.
@@ -94,6 +109,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         max_depth: args.max_depth,
         max_states: args.max_states,
         threads: args.threads,
+        symmetry: args.symmetry == OnOff::On,
     };
     eprintln!(
         "checking {} on {} ({} changes, {} requests, depth ≤ {})…",
@@ -148,6 +164,14 @@ fn print_report(report: &CheckReport) {
             " (complete)"
         }
     );
+    println!(
+        "symmetry       {}",
+        if report.symmetry {
+            "on: states counted up to renaming of the nodes"
+        } else {
+            "off"
+        }
+    );
     println!("time           {:.3} s", report.seconds);
     for p in &report.properties {
         let verdict = match &p.verdict {
@@ -194,26 +218,23 @@ fn write_out(
                 Ok(())
             })
             .with_context(|| format!("writing {}", path.display()))?;
-            let replayable = !path_has_routed(p);
-            if replayable {
-                let file = dir.join(format!("{}.scenario", p.name));
-                let text = scenario(violation_path(p)).to_text(&format!(
-                    "linkrev scenario from `linkrev check`: {} on {}, {} changes ({}), {} \
-                     requests: {} violated after {} steps: {detail}\nreplay: linkrev run \
-                     --scenario {}",
-                    report.algorithm,
-                    report.graph,
-                    report.changes,
-                    report.change_mode,
-                    report.requests,
-                    p.name,
-                    steps.len(),
-                    file.display()
-                ));
-                write_atomically(&file, |w| std::io::Write::write_all(w, text.as_bytes()))
-                    .with_context(|| format!("writing {}", file.display()))?;
-                eprintln!("replay: linkrev run --scenario {}", file.display());
-            }
+            let file = dir.join(format!("{}.scenario", p.name));
+            let text = scenario(violation_path(p)).to_text(&format!(
+                "linkrev scenario from `linkrev check`: {} on {}, {} changes ({}), {} \
+                 requests: {} violated after {} steps: {detail}\nreplay: linkrev run \
+                 --scenario {}",
+                report.algorithm,
+                report.graph,
+                report.changes,
+                report.change_mode,
+                report.requests,
+                p.name,
+                steps.len(),
+                file.display()
+            ));
+            write_atomically(&file, |w| std::io::Write::write_all(w, text.as_bytes()))
+                .with_context(|| format!("writing {}", file.display()))?;
+            eprintln!("replay: linkrev run --scenario {}", file.display());
         }
     }
     Ok(())
@@ -224,13 +245,6 @@ fn violation_path(p: &crate::check::PropertyOutcome) -> &[crate::check::model::S
         Verdict::Violated { path, .. } => path,
         _ => &[],
     }
-}
-
-/// Whether a violation's execution delivers a routed message (not replayable).
-fn path_has_routed(p: &crate::check::PropertyOutcome) -> bool {
-    violation_path(p)
-        .iter()
-        .any(|s| matches!(s, crate::check::model::Step::DeliverRouted { .. }))
 }
 
 /// The change mode the table checks a family in: leader election in its paper's
@@ -257,7 +271,7 @@ fn table_depth(family: Family, max_depth: usize) -> usize {
 /// same on every run), summarised per algorithm, property and budget.
 fn table(args: &CheckArgs) -> String {
     use rayon::prelude::*;
-    let mut graphs = rooted_connected_graphs(4);
+    let mut graphs = labelled_connected_graphs(4);
     graphs.push(SmallGraph::parse("path:5").expect("a family"));
     graphs.push(SmallGraph::parse("ring:5").expect("a family"));
     let requests = if args.requests > 0 { args.requests } else { 2 };
@@ -280,6 +294,7 @@ fn table(args: &CheckArgs) -> String {
                 max_depth: table_depth(algo.family(), args.max_depth),
                 max_states: args.max_states,
                 threads: 1,
+                symmetry: args.symmetry == OnOff::On,
             };
             let report = algo.check(&algo.default_params(), &setup);
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -293,22 +308,36 @@ fn table(args: &CheckArgs) -> String {
             report
         })
         .collect();
+    let mut symmetric: Vec<String> = reports
+        .iter()
+        .filter(|r| r.symmetry)
+        .map(|r| format!("`{}`", r.algorithm))
+        .collect();
+    symmetric.dedup();
+    let symmetric = if symmetric.is_empty() {
+        "none".to_string()
+    } else {
+        symmetric.join(", ")
+    };
     let mut out = String::new();
     out.push_str(&format!(
         "Checked by `linkrev check --table --max-depth {} --max-states {}`: every algorithm from its \
          default parameters (node 0 starts as leader, token holder or destination) on the {} \
-         connected 4-node graphs with node 0 placed every distinct way, path:5 and ring:5, with 1, 2 \
+         connected labelled 4-node graphs (every labelling: the algorithms break ties by node id), \
+         path:5 and ring:5, with 1, 2 \
          and 3 topology changes (leader election one at a time, as its paper assumes; the \
          others overlapping traffic), {requests} CS requests for mutual exclusion, \
          executions of up to {} actions ({} for mutual exclusion). *holds*: no violation in the whole state space; \
          *unknown*: none within the bounds (depth, or {} states generated), but the search was cut; \
-         *violated*: the shortest execution found.\n\n",
+         *violated*: the shortest execution found. Symmetry reduction applied to: {} (the \
+         others compare node ids).\n\n",
         args.max_depth,
         args.max_states,
         graphs.len() - 2,
         args.max_depth,
         table_depth(Family::MutualExclusion, args.max_depth),
         args.max_states,
+        symmetric,
     ));
     out.push_str(
         "| algorithm | property | changes | holds | unknown | violated | shortest violation |\n",

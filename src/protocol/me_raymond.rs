@@ -115,6 +115,11 @@ impl Message for RaymondMsg {
     fn carries_token(&self) -> bool {
         matches!(self, RaymondMsg::Privilege)
     }
+
+    /// Raymond's messages name no node.
+    fn renamed(&self, _rename: &[NodeId]) -> Option<Self> {
+        Some(*self)
+    }
 }
 
 /// One node's state: exactly the paper's variables (names in lower case).
@@ -241,6 +246,19 @@ impl Protocol for Raymond {
             AppEvent::ReleaseCs => self.using = false,
         }
         self.assign_then_request(ctx);
+    }
+
+    /// Raymond's rules never compare node ids (they only test `HOLDER = self` and pass
+    /// ids along), so every renaming is a symmetry.
+    fn renamed(&self, rename: &[NodeId]) -> Option<Self> {
+        let at = |v: NodeId| rename[v as usize];
+        Some(Self {
+            me: at(self.me),
+            holder: at(self.holder),
+            using: self.using,
+            request_q: self.request_q.iter().map(|&v| at(v)).collect(),
+            asked: self.asked,
+        })
     }
 }
 

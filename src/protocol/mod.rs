@@ -278,6 +278,14 @@ pub trait Message: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     fn carries_token(&self) -> bool {
         false
     }
+
+    /// This message with every node id in it renamed (`v` becomes `rename[v]`); only
+    /// called for protocols whose [`Protocol::renamed`] is `Some`. The default, `None`,
+    /// turns symmetry reduction off.
+    fn renamed(&self, rename: &[NodeId]) -> Option<Self> {
+        let _ = rename;
+        None
+    }
 }
 
 /// One node's state machine.
@@ -326,6 +334,22 @@ pub trait Protocol: Clone + Debug + Hash + Eq + Send + Sync + Sized + 'static {
     /// A timer set with [`Ctx::set_timer`] fired.
     fn on_timer(&mut self, tag: u64, ctx: &mut Ctx<Self::Msg>) {
         let _ = (tag, ctx);
+    }
+
+    /// This node's state with every node id in it renamed (`v` becomes `rename[v]`),
+    /// for the model checker's symmetry reduction ([`crate::check`]); `None`, the
+    /// default, when the rules are not symmetric under renaming.
+    ///
+    /// Renaming is sound only if it commutes with every handler: handling an event and
+    /// then renaming must give what renaming and then handling the renamed event gives.
+    /// Rules that compare node ids (a height's id as the last tie-break, the lowest id
+    /// as leader) break this for every renaming that does not keep the order of ids,
+    /// and the only order-keeping renaming is the identity; such protocols keep the
+    /// default. A protocol that returns `Some` must rename its messages too
+    /// ([`Message::renamed`]); a test checks the commuting on random executions.
+    fn renamed(&self, rename: &[NodeId]) -> Option<Self> {
+        let _ = rename;
+        None
     }
 }
 

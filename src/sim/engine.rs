@@ -187,7 +187,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         let mut network = Network::new(timeline, config.network, config.seed);
         network.set_routing(protocol.routing());
         if let Some(script) = &config.script {
-            network.set_script(script.deliveries.clone());
+            network.set_script(script);
         }
         let workload = Workload::new(config.workload, n, config.seed);
         Self {
@@ -461,7 +461,24 @@ impl<'t, P: Protocol> Simulation<'t, P> {
                     if to == node {
                         continue;
                     }
-                    self.forward(node, node, to, msg, false)
+                    match self.network.scripted_route(node, to) {
+                        None => self.forward(node, node, to, msg, false),
+                        // Scripted: it waits at its origin, as in flight, until its
+                        // step, then is forwarded (`Event::Discovered` does that).
+                        Some(at) => {
+                            let waiting = Parked {
+                                at: node,
+                                origin: node,
+                                dest: to,
+                                msg,
+                                flooded: false,
+                            };
+                            self.network.discovery_started(&waiting);
+                            if let Some(at) = at {
+                                self.queue.push(at, Event::Discovered(waiting));
+                            }
+                        }
+                    }
                 }
                 Effect::EnterCs => {
                     self.counters.cs_entries += 1;

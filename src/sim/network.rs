@@ -190,6 +190,8 @@ pub struct Network<M> {
     discovering: usize,
     /// Scripted delivery times per directed link (a replayed scenario), or `None`.
     script: Option<BTreeMap<(NodeId, NodeId), VecDeque<SimTime>>>,
+    /// Scripted delivery times of routed messages per (origin, destination).
+    scripted_routes: BTreeMap<(NodeId, NodeId), VecDeque<SimTime>>,
 }
 
 impl<M: Message> Network<M> {
@@ -218,13 +220,30 @@ impl<M: Message> Network<M> {
             learnt_routes: FxHashMap::default(),
             discovering: 0,
             script: None,
+            scripted_routes: BTreeMap::new(),
         }
     }
 
-    /// Scripted delivery times per directed link ([`super::Script`]) instead of drawn
-    /// delays.
-    pub fn set_script(&mut self, deliveries: BTreeMap<(NodeId, NodeId), VecDeque<SimTime>>) {
-        self.script = Some(deliveries);
+    /// Scripted delivery times ([`super::Script`]) instead of drawn delays. Routed
+    /// messages then take the oracle's shortest paths whatever the protocol's routing
+    /// mode, with no delay per hop (they wait at their origin until their time instead,
+    /// [`Self::scripted_route`]).
+    pub fn set_script(&mut self, script: &super::Script) {
+        self.script = Some(script.deliveries.clone());
+        self.scripted_routes = script.routed.clone();
+        self.routing = Routing::Oracle;
+    }
+
+    /// In a scripted run, when the next routed message from `origin` to `dest` is to be
+    /// delivered: `Some(None)` if the script has no time for it (it is never delivered
+    /// within the run); `None` in a run that is not scripted.
+    pub fn scripted_route(&mut self, origin: NodeId, dest: NodeId) -> Option<Option<SimTime>> {
+        self.script.as_ref()?;
+        Some(
+            self.scripted_routes
+                .get_mut(&(origin, dest))
+                .and_then(VecDeque::pop_front),
+        )
     }
 
     /// Sets how routed messages are carried (the protocol's choice; `oracle` unless set).
@@ -377,6 +396,8 @@ impl<M: Message> Network<M> {
             return None;
         }
         let planned = match &mut self.script {
+            // A scripted routed message travels within its step (`scripted_route`).
+            Some(_) if route.is_some() => now,
             // Beyond its link's script a message is never delivered within the run.
             Some(script) => script
                 .get_mut(&(from, to))

@@ -15,6 +15,12 @@ pub struct Script {
     /// order (links are FIFO, so the k-th message sent is the k-th delivered). A message
     /// beyond its link's list is never delivered within the run.
     pub deliveries: BTreeMap<(NodeId, NodeId), VecDeque<SimTime>>,
+    /// Per (origin, destination), the delivery time of each routed message between them,
+    /// in sending order. A routed message waits at its origin until then and is carried
+    /// along a shortest path of the graph of that moment with no delay per hop (the
+    /// model checker's one-step delivery); it stays at its origin forever when its list
+    /// has no time for it.
+    pub routed: BTreeMap<(NodeId, NodeId), VecDeque<SimTime>>,
     /// Application events (CS requests and releases) and when they happen. Nothing else
     /// requests or releases the CS in a scripted run.
     pub app: Vec<(SimTime, NodeId, AppEvent)>,

@@ -35,8 +35,10 @@
 //!   time (`serialize`); under `overlap` a violation is a finding about the algorithm,
 //!   not a simulator error.
 
-use super::safety::{Incidents, SafetyLog, Violation, views_and_sink};
-use super::{components, touches};
+use super::groups::{Buckets, LabelTally, StampSet};
+use super::safety::{SafetyLog, Violation, views_and_sink};
+use super::touches;
+use super::views::ViewCounts;
 use crate::NodeId;
 use crate::protocol::{LeaderView, Protocol};
 use crate::sim::{Observer, SimTime, World};
@@ -92,7 +94,29 @@ struct Open {
     messages_at_start: u64,
 }
 
+// The flags counted per component label (see [`LabelTally`]).
+/// A message is in flight to the node or a notification of its links is pending (its
+/// component is quiescent when no node has it).
+const BUSY: usize = 0;
+/// The node fails a per-node condition of legality: a stale view, or being a sink
+/// exactly when it is not its own leader.
+const BAD: usize = 1;
+/// The node's leader is outside its component or does not consider itself leader.
+const DISCONTENT: usize = 2;
+/// The node considers itself leader. A component agrees on a leader inside it exactly
+/// when no node is discontent and one is a self-leader (see `after_event`).
+const SELF_LEADER: usize = 3;
+/// The node is in an open incident.
+const IN_INCIDENT: usize = 4;
+
 /// Watches a leader-election run.
+///
+/// Everything is kept per component label and updated from what an event changed: the
+/// nodes it touched or disturbed, the endpoints of the topology changes it applied,
+/// their neighbours (whose counts of stale views and lower neighbours move with them),
+/// and the nodes that changed component (the tracker's move log). So the cost of an
+/// event follows the event, not the size of the network, and the verdicts, counts and
+/// records are those of judging every component from scratch (debug builds check it).
 pub struct LeMonitor<H> {
     /// One record per topology change, in time order.
     pub records: Vec<ChangeRecord>,
@@ -107,42 +131,27 @@ pub struct LeMonitor<H> {
     pub elections: u64,
     /// Of those, elections while the component held another leader.
     pub unnecessary_elections: u64,
+    /// Every node's leader as of the end of the last event.
     leaders: Vec<NodeId>,
     leaderless_now: usize,
     last_time: SimTime,
-    /// Nodes in an open incident: their component was last found (quiescent and)
-    /// illegal and has not been found legal since. An illegal component with none of
-    /// these is a new incident.
-    incidents: Incidents,
-    /// Per node: the last verdict on its component (`None`: busy). A component none of
-    /// whose nodes was touched, disturbed or at a topology change since has the same
-    /// members, states and traffic as then, so its verdict stands and it is not judged
-    /// again: the cost per event follows what the event touched, not the network.
-    verdict_of: Vec<Option<bool>>,
-    /// Per node: its component does not agree on a leader inside it (counted in
-    /// `leaderless_now`).
-    leaderless: Vec<bool>,
     /// Endpoints of the topology changes applied during the current event.
     changed: Vec<NodeId>,
-    /// Per node: how many of its neighbours it has a stale view of, and how many are
-    /// lower than it, kept current as heights, views and links change (a touched node
-    /// is recounted, and each of its neighbours adjusted for the one link to it), so
-    /// that judging a component reads two counts and a leader per node.
-    stale: Vec<u32>,
-    lower: Vec<u32>,
-    /// Every node's height when `stale` and `lower` were last brought up to date.
-    heights: Vec<H>,
-    /// Scratch: the nodes recounted in the current event.
-    recount: Vec<bool>,
-    /// The components, as [`components`] lists them, rebuilt only when a topology
-    /// change was applied, and each node's index in them.
-    groups: Vec<Vec<NodeId>>,
-    group_of: Vec<usize>,
-    /// Per node: a message is in flight to it or a notification of its links is
-    /// pending; per group: how many such nodes (a group is quiescent at 0). Kept up to
-    /// date from the nodes an event touched or disturbed.
-    busy: Vec<bool>,
-    busy_in_group: Vec<u32>,
+    views: ViewCounts<H>,
+    /// The components' members, by label.
+    groups: Buckets,
+    /// Each node in the bucket of its leader.
+    followers: Buckets,
+    tally: LabelTally<5>,
+    /// Per label: nodes counted in `leaderless_now` (0, or all of them), and the last
+    /// verdict (`None`: busy).
+    leaderless: Vec<u32>,
+    verdict: Vec<Option<bool>>,
+    /// Scratch sets: nodes whose contentment may have changed; labels whose agreement
+    /// may have changed; labels to judge.
+    recheck: StampSet,
+    agreement_dirty: StampSet,
+    judge_dirty: StampSet,
 }
 
 impl<H> Default for LeMonitor<H> {
@@ -158,34 +167,18 @@ impl<H> Default for LeMonitor<H> {
             leaders: Vec::new(),
             leaderless_now: 0,
             last_time: SimTime::ZERO,
-            incidents: Incidents::default(),
-            verdict_of: Vec::new(),
-            leaderless: Vec::new(),
             changed: Vec::new(),
-            stale: Vec::new(),
-            lower: Vec::new(),
-            heights: Vec::new(),
-            recount: Vec::new(),
-            groups: Vec::new(),
-            group_of: Vec::new(),
-            busy: Vec::new(),
-            busy_in_group: Vec::new(),
+            views: ViewCounts::default(),
+            groups: Buckets::default(),
+            followers: Buckets::default(),
+            tally: LabelTally::new(0),
+            leaderless: Vec::new(),
+            verdict: Vec::new(),
+            recheck: StampSet::default(),
+            agreement_dirty: StampSet::default(),
+            judge_dirty: StampSet::default(),
         }
     }
-}
-
-/// Node `m`'s counts from scratch: (neighbours it has a stale view of, neighbours lower
-/// than it).
-fn counts<P: LeaderView>(nodes: &[P], graph: &ComponentTracker, m: NodeId) -> (u32, u32) {
-    let node = &nodes[m as usize];
-    let own = node.height();
-    let (mut stale, mut lower) = (0, 0);
-    for &j in graph.neighbours(m) {
-        let actual = nodes[j as usize].height();
-        stale += u32::from(node.neighbour_height(j).as_ref() != Some(&actual));
-        lower += u32::from(actual < own);
-    }
-    (stale, lower)
 }
 
 /// Whether `members` (one component) is legal; otherwise why, and the nodes involved.
@@ -248,222 +241,177 @@ impl<H: Ord + Clone> LeMonitor<H> {
         Self::default()
     }
 
-    /// Legality of every quiescent component of `groups` (the safety monitor): `Some`
-    /// verdict per quiescent component, `None` for a busy one. Each illegal state is
-    /// counted at its onset; busy components keep their nodes' incidents.
-    fn judge<P: LeaderView>(
-        &mut self,
-        world: &World<'_, P>,
-        groups: &[Vec<NodeId>],
-        dirty: &[bool],
-    ) -> Vec<Option<bool>> {
-        let mut verdict: Vec<Option<bool>> = vec![None; groups.len()];
-        self.verdict_of.resize(world.nodes.len(), None);
-        for (i, members) in groups.iter().enumerate() {
-            if !dirty[i] {
-                verdict[i] = self.verdict_of[members[0] as usize];
-                continue;
-            }
-            debug_assert_eq!(
-                self.busy_in_group[i] == 0,
-                Self::quiescent(world, members),
-                "busy count of group {i}"
-            );
-            let fresh = match self.busy_in_group[i] {
-                0 => self.judge_one(world, members),
-                _ => None,
-            };
-            for &m in members {
-                self.verdict_of[m as usize] = fresh;
-            }
-            verdict[i] = fresh;
-        }
-        verdict
-    }
-
-    /// The verdict on one component (see [`Self::judge`]).
-    fn judge_one<P: LeaderView>(
-        &mut self,
-        world: &World<'_, P>,
-        members: &[NodeId],
-    ) -> Option<bool> {
-        // The per-node conditions of `check_component`, from the counts: no stale view,
-        // and a node is a sink exactly when it is its own leader.
-        let bad = |m: NodeId| {
-            self.stale[m as usize] > 0
-                || (self.lower[m as usize] == 0) != (world.nodes[m as usize].leader() == m)
-        };
-        let legal = agrees(world.nodes, members) && !members.iter().any(|&m| bad(m));
-        debug_assert_eq!(
-            legal,
-            check_component(world.nodes, world.graph, members).is_ok()
-        );
-        if legal {
-            self.incidents.legal(members);
-            return Some(true);
-        }
-        // The full check only at an incident's onset, for its description.
-        self.incidents.illegal(members, &mut self.safety, || {
-            let (detail, nodes) = check_component(world.nodes, world.graph, members).err()?;
-            Some(Violation {
-                kind: "illegal_component",
-                time_s: world.now.as_secs_f64(),
-                event_index: world.event_index,
-                nodes,
-                detail,
-            })
-        });
-        Some(false)
-    }
-
-    /// Which of `groups` an event may have changed: those with a node touched or
-    /// disturbed by it, or at a topology change it applied (all of them at the start).
-    /// Also brings the per-node [`bad`] flags up to date.
-    fn dirty_groups<P: LeaderView<Height = H>>(
-        &mut self,
-        world: &World<'_, P>,
-        groups: usize,
-        all: bool,
-    ) -> Vec<bool> {
-        let n = world.nodes.len();
-        let graph = world.graph;
-        if all {
-            self.heights = world.nodes.iter().map(LeaderView::height).collect();
-            self.stale = vec![0; n];
-            self.lower = vec![0; n];
-            for v in 0..n as NodeId {
-                (self.stale[v as usize], self.lower[v as usize]) = counts(world.nodes, graph, v);
-            }
-        }
-        self.update_counts(world);
-        let mut dirty = vec![all; groups];
-        for &v in world
-            .touched
-            .iter()
-            .chain(world.disturbed)
-            .chain(&self.changed)
-        {
-            dirty[self.group_of[v as usize]] = true;
-        }
-        self.changed.clear();
-        dirty
-    }
-
-    /// Rebuilds the cached components and their busy counts (after a topology change,
-    /// or at the start).
-    fn rebuild_groups<P>(&mut self, world: &World<'_, P>) {
-        let graph = world.graph;
-        self.groups = components(graph);
-        self.group_of.resize(graph.node_count(), 0);
-        self.busy.resize(graph.node_count(), false);
-        self.busy_in_group = vec![0; self.groups.len()];
-        for (i, g) in self.groups.iter().enumerate() {
-            for &m in g {
-                self.group_of[m as usize] = i;
-                let busy = Self::busy_now(world, m);
-                self.busy[m as usize] = busy;
-                self.busy_in_group[i] += u32::from(busy);
-            }
-        }
-    }
-
     fn busy_now<P>(world: &World<'_, P>, m: NodeId) -> bool {
         world.in_flight_to[m as usize] != 0 || world.pending_notify_at[m as usize] != 0
     }
 
-    /// Updates the busy counts for the nodes an event touched or disturbed (the only
-    /// ones whose messages or notifications can have changed).
-    fn update_busy<P>(&mut self, world: &World<'_, P>) {
-        for &m in world.touched.iter().chain(world.disturbed) {
-            let now = Self::busy_now(world, m);
-            let before = std::mem::replace(&mut self.busy[m as usize], now);
-            let count = &mut self.busy_in_group[self.group_of[m as usize]];
-            *count = *count + u32::from(now) - u32::from(before);
-        }
+    /// Node `v`'s leader is in its component and considers itself leader.
+    fn content_now(&self, graph: &ComponentTracker, v: NodeId) -> bool {
+        let l = self.leaders[v as usize];
+        graph.connected(v, l) && self.leaders[l as usize] == l
     }
 
-    /// Brings `stale` and `lower` up to date after an event. Only nodes whose state or
-    /// links changed (touched, or at a topology change: the set `T`) are recounted; a
-    /// neighbour `j` outside `T` has the same links and views as before, and only its
-    /// link to a node of `T` can count differently, so it is adjusted for that link
-    /// alone, from the height stored before the event and the height now.
-    fn update_counts<P: LeaderView<Height = H>>(&mut self, world: &World<'_, P>) {
+    /// Node `v` fails a per-node condition of legality (see [`check_component`]).
+    fn bad_now(&self, v: NodeId) -> bool {
+        self.views.stale(v) > 0 || (self.views.lower(v) == 0) != (self.leaders[v as usize] == v)
+    }
+
+    fn agrees_label(&self, label: u32) -> bool {
+        self.tally.count(label, DISCONTENT) == 0 && self.tally.count(label, SELF_LEADER) == 1
+    }
+
+    /// Every flag and count from scratch (the start of a run).
+    fn rebuild<P: LeaderView<Height = H>>(&mut self, world: &World<'_, P>) {
         let n = world.nodes.len();
         let graph = world.graph;
-        self.recount.clear();
-        self.recount.resize(n, false);
-        for &v in world.touched.iter().chain(&self.changed) {
-            self.recount[v as usize] = true;
-        }
-        for &v in world.touched.iter().chain(&self.changed) {
-            let before = &self.heights[v as usize];
-            let now = world.nodes[v as usize].height();
-            if *before == now {
-                continue;
+        let nodes = world.nodes;
+        self.leaders = nodes.iter().map(LeaderView::leader).collect();
+        self.views = ViewCounts::new(
+            graph,
+            |v| nodes[v as usize].height(),
+            |v, j| nodes[v as usize].neighbour_height(j),
+        );
+        self.groups = Buckets::components(graph);
+        self.followers = Buckets::new(n, |v| self.leaders[v as usize]);
+        self.tally = LabelTally::new(n);
+        for v in 0..n as NodeId {
+            let label = graph.label(v);
+            let flags = [
+                (BUSY, Self::busy_now(world, v)),
+                (BAD, self.bad_now(v)),
+                (DISCONTENT, !self.content_now(graph, v)),
+                (SELF_LEADER, self.leaders[v as usize] == v),
+            ];
+            for (k, value) in flags {
+                self.tally.set(v, label, k, value);
             }
-            for &j in graph.neighbours(v) {
-                if self.recount[j as usize] {
-                    continue;
-                }
-                let node = &world.nodes[j as usize];
-                let view = node.neighbour_height(v);
-                let own = &self.heights[j as usize];
-                let stale_then = view.as_ref() != Some(before);
-                let stale_now = view.as_ref() != Some(&now);
-                let s = &mut self.stale[j as usize];
-                *s = *s + u32::from(stale_now) - u32::from(stale_then);
-                let l = &mut self.lower[j as usize];
-                *l = *l + u32::from(now < *own) - u32::from(*before < *own);
-            }
-            self.heights[v as usize] = now;
         }
-        for &v in world.touched.iter().chain(&self.changed) {
-            if std::mem::replace(&mut self.recount[v as usize], false) {
-                (self.stale[v as usize], self.lower[v as usize]) = counts(world.nodes, graph, v);
+        self.leaderless = vec![0; n];
+        self.verdict = vec![None; n];
+        self.leaderless_now = 0;
+        self.agreement_dirty.reset(n);
+        for v in 0..n as NodeId {
+            self.agreement_dirty.insert(graph.label(v));
+        }
+        self.update_leaderless(graph);
+    }
+
+    /// The verdict on the component labelled `label` (`None`: busy), stored; opens or
+    /// closes its nodes' incidents. Returns whether an incident opens (described by the
+    /// caller, in the order of the components' smallest ids).
+    fn judge_label<P: LeaderView>(&mut self, world: &World<'_, P>, label: u32) -> bool {
+        if cfg!(debug_assertions) {
+            self.cross_check(world, label);
+        }
+        let size = world.graph.label_size(label) as u32;
+        let in_incident = self.tally.count(label, IN_INCIDENT);
+        let (verdict, onset) = if self.tally.count(label, BUSY) > 0 {
+            (None, false)
+        } else if self.agrees_label(label) && self.tally.count(label, BAD) == 0 {
+            if in_incident > 0 {
+                self.mark_incident(label, false);
+            }
+            (Some(true), false)
+        } else {
+            if in_incident < size {
+                self.mark_incident(label, true);
+            }
+            (Some(false), in_incident == 0)
+        };
+        self.verdict[label as usize] = verdict;
+        onset
+    }
+
+    fn mark_incident(&mut self, label: u32, open: bool) {
+        for &m in self.groups.members(label) {
+            self.tally.set(m, label, IN_INCIDENT, open);
+        }
+    }
+
+    /// Debug builds: the label's counts against the definitions, from its members.
+    fn cross_check<P: LeaderView>(&self, world: &World<'_, P>, label: u32) {
+        let members = self.groups.members(label);
+        assert_eq!(members.len(), world.graph.label_size(label));
+        assert!(members.iter().all(|&m| world.graph.label(m) == label));
+        let busy = self.tally.count(label, BUSY) > 0;
+        assert_eq!(!busy, quiescent(world, members), "busy count");
+        assert_eq!(
+            self.agrees_label(label),
+            agrees(world.nodes, members),
+            "agreement"
+        );
+        if !busy {
+            let legal = self.agrees_label(label) && self.tally.count(label, BAD) == 0;
+            assert_eq!(
+                legal,
+                check_component(world.nodes, world.graph, members).is_ok(),
+                "legality"
+            );
+        }
+    }
+
+    /// Judges the labels in `judge_dirty` and records the incidents that open, in the
+    /// order of their components' smallest ids (the order of [`super::components`]).
+    fn judge_dirty<P: LeaderView>(&mut self, world: &World<'_, P>) {
+        let labels = std::mem::take(&mut self.judge_dirty.items);
+        let mut onsets: Vec<Vec<NodeId>> = Vec::new();
+        for &label in &labels {
+            if self.judge_label(world, label) {
+                let mut members = self.groups.members(label).to_vec();
+                members.sort_unstable();
+                onsets.push(members);
+            }
+        }
+        self.judge_dirty.items = labels;
+        onsets.sort_unstable_by_key(|members| members[0]);
+        for members in onsets {
+            // The full check only at an incident's onset, for its description.
+            if let Err((detail, nodes)) = check_component(world.nodes, world.graph, &members) {
+                self.safety.record(|| Violation {
+                    kind: "illegal_component",
+                    time_s: world.now.as_secs_f64(),
+                    event_index: world.event_index,
+                    nodes,
+                    detail,
+                });
             }
         }
     }
 
-    /// Brings the leaderless node count up to date for the dirty groups.
-    fn update_leaderless<P: LeaderView>(
-        &mut self,
-        world: &World<'_, P>,
-        groups: &[Vec<NodeId>],
-        dirty: &[bool],
-    ) {
-        self.leaderless.resize(world.nodes.len(), false);
-        for (members, _) in groups.iter().zip(dirty).filter(|(_, d)| **d) {
-            let now = !agrees(world.nodes, members);
-            for &m in members {
-                let before = std::mem::replace(&mut self.leaderless[m as usize], now);
-                match (before, now) {
-                    (false, true) => self.leaderless_now += 1,
-                    (true, false) => self.leaderless_now -= 1,
-                    _ => {}
-                }
-            }
+    /// Re-derives the leaderless count of the labels in `agreement_dirty`.
+    fn update_leaderless(&mut self, graph: &ComponentTracker) {
+        for &label in &self.agreement_dirty.items {
+            let now = if self.agrees_label(label) {
+                0
+            } else {
+                graph.label_size(label) as u32
+            };
+            let before = std::mem::replace(&mut self.leaderless[label as usize], now);
+            self.leaderless_now = self.leaderless_now + now as usize - before as usize;
         }
     }
+}
 
-    fn quiescent<P>(world: &World<'_, P>, members: &[NodeId]) -> bool {
-        members.iter().all(|&m| {
-            world.in_flight_to[m as usize] == 0 && world.pending_notify_at[m as usize] == 0
-        })
-    }
+fn quiescent<P>(world: &World<'_, P>, members: &[NodeId]) -> bool {
+    members
+        .iter()
+        .all(|&m| world.in_flight_to[m as usize] == 0 && world.pending_notify_at[m as usize] == 0)
 }
 
 impl<P: Protocol + LeaderView> Observer<P> for LeMonitor<P::Height> {
     fn on_start(&mut self, world: &World<'_, P>) {
-        self.leaders = world.nodes.iter().map(LeaderView::leader).collect();
-        self.rebuild_groups(world);
-        let groups = std::mem::take(&mut self.groups);
-        let dirty = self.dirty_groups(world, groups.len(), true);
-        self.update_leaderless(world, &groups, &dirty);
+        self.rebuild(world);
         self.last_time = world.now;
         // The initial state must be legal too: an algorithm whose `initial_states` is
         // wrong is caught before anything happens.
-        self.judge(world, &groups, &dirty);
-        self.groups = groups;
+        let n = world.nodes.len();
+        self.recheck.reset(n);
+        self.agreement_dirty.reset(n);
+        self.judge_dirty.reset(n);
+        for v in 0..n as NodeId {
+            self.judge_dirty.insert(world.graph.label(v));
+        }
+        self.judge_dirty(world);
     }
 
     fn on_change(&mut self, change: LinkChange, a: NodeId, b: NodeId, world: &World<'_, P>) {
@@ -490,56 +438,114 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor<P::Height> {
             .push(ChangeRecord::open(world.now.as_secs_f64(), change, a, b));
     }
 
+    /// Agreement per component from counts: a component agrees on a leader inside it
+    /// exactly when it holds one node that considers itself leader and every node is
+    /// *content* (its leader is in its component and considers itself leader). If all
+    /// are content, each follows a self-leader of the component, the only one; the
+    /// converse is the definition. Contentment changes only for nodes that changed
+    /// leader or component, and for the followers of a node that did.
     fn after_event(&mut self, world: &World<'_, P>) {
         let elapsed = world.now.since(self.last_time).as_secs_f64();
         self.leaderless_node_time += elapsed * self.leaderless_now as f64;
         self.last_time = world.now;
+        let graph = world.graph;
+        let n = world.nodes.len();
+        self.recheck.reset(n);
+        self.agreement_dirty.reset(n);
+        self.judge_dirty.reset(n);
+
+        // Nodes that changed component carry their flags to the new label.
+        for m in graph.moves() {
+            self.groups.relocate(m.node, m.from, m.to);
+            self.tally.carry(m.node, m.from, m.to);
+            self.agreement_dirty.insert(m.from);
+            self.agreement_dirty.insert(m.to);
+            self.recheck.insert(m.node);
+            for &f in self.followers.members(m.node) {
+                self.recheck.insert(f);
+            }
+        }
+
+        // Leaders.
         let mut elected: Vec<NodeId> = Vec::new();
-        let mut leaders_changed = false;
         for &node in world.touched {
             let leader = world.nodes[node as usize].leader();
-            if std::mem::replace(&mut self.leaders[node as usize], leader) != leader {
-                self.leader_changes += 1;
-                leaders_changed = true;
-                if leader == node {
-                    elected.push(node);
+            let before = std::mem::replace(&mut self.leaders[node as usize], leader);
+            if before == leader {
+                continue;
+            }
+            self.leader_changes += 1;
+            if leader == node {
+                elected.push(node);
+            }
+            self.followers.relocate(node, before, leader);
+            self.recheck.insert(node);
+            if (before == node) != (leader == node) {
+                self.tally
+                    .set(node, graph.label(node), SELF_LEADER, leader == node);
+                for &f in self.followers.members(node) {
+                    self.recheck.insert(f);
                 }
             }
         }
-        let regroup = !self.changed.is_empty();
-        if regroup {
-            self.rebuild_groups(world);
-        } else {
-            self.update_busy(world);
-        }
-        let groups = std::mem::take(&mut self.groups);
         for &node in &elected {
             self.elections += 1;
-            let another_leader = groups[self.group_of[node as usize]]
-                .iter()
-                .any(|&m| m != node && world.nodes[m as usize].leader() == m);
-            self.unnecessary_elections += u64::from(another_leader);
+            // Another node of its component considers itself leader.
+            let self_leaders = self.tally.count(graph.label(node), SELF_LEADER);
+            self.unnecessary_elections += u64::from(self_leaders > 1);
         }
-        let dirty = self.dirty_groups(world, groups.len(), false);
-        // Agreement can only change where a leader or a component changed.
-        if leaders_changed || regroup {
-            self.update_leaderless(world, &groups, &dirty);
+        let recheck = std::mem::take(&mut self.recheck.items);
+        for &v in &recheck {
+            let label = graph.label(v);
+            self.agreement_dirty.insert(label);
+            let content = self.content_now(graph, v);
+            self.tally.set(v, label, DISCONTENT, !content);
         }
-        let verdict = self.judge(world, &groups, &dirty);
-        self.groups = groups;
+        self.recheck.items = recheck;
+        self.update_leaderless(graph);
+
+        // Views and sinks.
+        let nodes = world.nodes;
+        let changed = std::mem::take(&mut self.changed);
+        self.views.update(
+            graph,
+            world.touched.iter().chain(&changed),
+            |v| nodes[v as usize].height(),
+            |v, j| nodes[v as usize].neighbour_height(j),
+        );
+        let adjusted = std::mem::take(&mut self.views.adjusted);
+        for &v in world.touched.iter().chain(&changed).chain(&adjusted) {
+            let bad = self.bad_now(v);
+            self.tally.set(v, graph.label(v), BAD, bad);
+        }
+        self.views.adjusted = adjusted;
+
+        // Traffic.
+        for &m in world.touched.iter().chain(world.disturbed) {
+            self.tally
+                .set(m, graph.label(m), BUSY, Self::busy_now(world, m));
+        }
+
+        // Judge the components an event may have changed: those with a node touched
+        // or disturbed by it, or at a topology change it applied. Any other component
+        // has the same members, states and traffic as when last judged.
+        for &v in world.touched.iter().chain(world.disturbed).chain(&changed) {
+            self.judge_dirty.insert(graph.label(v));
+        }
+        self.changed = changed;
+        self.changed.clear();
+        self.judge_dirty(world);
 
         // … and convergence of the open records.
         if self.open.is_empty() {
             return;
         }
-        let group_of = |v: NodeId| self.group_of[v as usize];
+        let verdict = |v: NodeId| self.verdict[graph.label(v) as usize];
         let messages = world.counters.messages;
         let now = world.now;
         self.open.retain(|o| {
             let r = &mut self.records[o.record];
-            let done = [r.a, r.b]
-                .iter()
-                .all(|&v| verdict[group_of(v)] == Some(true));
+            let done = [r.a, r.b].iter().all(|&v| verdict(v) == Some(true));
             if done {
                 r.converged = true;
                 r.convergence_time_s = Some(now.since(o.start).as_secs_f64());

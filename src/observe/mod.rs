@@ -10,10 +10,12 @@
 //! - [`safety`]: how a violation is counted and its first occurrence kept as a
 //!   reproducer (never a panic: a broken invariant is a result to report).
 
+pub mod groups;
 pub mod le;
 pub mod me;
 pub mod route;
 pub mod safety;
+pub mod views;
 
 use crate::NodeId;
 use crate::topology::components::ComponentTracker;

@@ -29,9 +29,11 @@
 //! - **Route availability**: the fraction of node-time during which nodes have a route,
 //!   the destination included, over the whole run.
 
+use super::groups::{Buckets, LabelTally};
 use super::le::ChangeRecord;
-use super::safety::{Incidents, SafetyLog, Violation, views_and_sink};
-use super::{components, touches};
+use super::safety::{SafetyLog, Violation, views_and_sink};
+use super::touches;
+use super::views::ViewCounts;
 use crate::NodeId;
 use crate::protocol::{Protocol, RouteView};
 use crate::sim::{Observer, SimTime, World};
@@ -65,7 +67,23 @@ struct Open {
     reversed: Vec<NodeId>,
 }
 
+// The flags counted per component label (see [`LabelTally`]).
+/// A message is in flight to the node or a notification of its links is pending.
+const BUSY: usize = 0;
+/// The node has a stale view of a neighbour, or is a [`SINK`].
+const BAD: usize = 1;
+/// The node is a sink (every neighbour higher), has neighbours and is not the
+/// destination: no route leaves it.
+const SINK: usize = 2;
+/// The node is in an open incident.
+const IN_INCIDENT: usize = 3;
+
 /// Watches a run of the route family.
+///
+/// As for leader election ([`super::le::LeMonitor`]), per-node conditions are counted
+/// per component label and kept current from what an event changed, so judging the
+/// destination's component reads counts; with no sink in it, every node of it has a
+/// route and the search for routed nodes is skipped.
 pub struct RouteMonitor<H> {
     dest: NodeId,
     /// One record per topology change, in time order.
@@ -79,12 +97,16 @@ pub struct RouteMonitor<H> {
     pub partitioned_reversals: u64,
     /// Node-seconds with a route to the destination.
     pub routed_node_time: f64,
-    heights: Vec<H>,
+    views: ViewCounts<H>,
+    groups: Buckets,
+    tally: LabelTally<4>,
+    /// Endpoints of the topology changes applied during the current event.
+    changed: Vec<NodeId>,
     routed_now: usize,
-    /// The orientation may have changed since `routed_now` was counted.
+    /// The orientation of the destination's component may have changed since
+    /// `routed_now` was counted.
     stale_routes: bool,
     last_time: SimTime,
-    incidents: Incidents,
     scratch: Vec<bool>,
 }
 
@@ -99,30 +121,50 @@ impl<H: Ord + Clone> RouteMonitor<H> {
             reversals: 0,
             partitioned_reversals: 0,
             routed_node_time: 0.0,
-            heights: Vec::new(),
+            views: ViewCounts::default(),
+            groups: Buckets::default(),
+            tally: LabelTally::new(0),
+            changed: Vec::new(),
             routed_now: 0,
             stale_routes: true,
             last_time: SimTime::ZERO,
-            incidents: Incidents::default(),
             scratch: Vec::new(),
         }
     }
 
-    /// How many nodes have a route now: a search from the destination upwards, through
-    /// each link to its higher end.
-    fn count_routed<P: RouteView<Height = H>>(&mut self, world: &World<'_, P>) -> usize {
-        let n = world.nodes.len();
+    fn busy_now<P>(world: &World<'_, P>, m: NodeId) -> bool {
+        world.in_flight_to[m as usize] != 0 || world.pending_notify_at[m as usize] != 0
+    }
+
+    /// Re-derives `v`'s flags from its counts.
+    fn refresh(&mut self, graph: &ComponentTracker, v: NodeId) {
+        let label = graph.label(v);
+        let sink = self.views.lower(v) == 0 && v != self.dest && !graph.neighbours(v).is_empty();
+        self.tally.set(v, label, SINK, sink);
+        self.tally
+            .set(v, label, BAD, sink || self.views.stale(v) > 0);
+    }
+
+    /// How many nodes have a route now: all of the destination's component when it has
+    /// no sink but the destination (following lower neighbours ends at a sink);
+    /// otherwise a search from the destination upwards, through each link to its
+    /// higher end.
+    fn count_routed(&mut self, graph: &ComponentTracker) -> usize {
+        let label = graph.label(self.dest);
+        if self.tally.count(label, SINK) == 0 {
+            return graph.label_size(label);
+        }
         let reached = &mut self.scratch;
         reached.clear();
-        reached.resize(n, false);
+        reached.resize(graph.node_count(), false);
         let mut stack = vec![self.dest];
         reached[self.dest as usize] = true;
         let mut count = 0;
         while let Some(u) = stack.pop() {
             count += 1;
-            let hu = &self.heights[u as usize];
-            for &w in world.graph.neighbours(u) {
-                if !reached[w as usize] && self.heights[w as usize] > *hu {
+            let hu = self.views.height(u);
+            for &w in graph.neighbours(u) {
+                if !reached[w as usize] && self.views.height(w) > hu {
                     reached[w as usize] = true;
                     stack.push(w);
                 }
@@ -133,34 +175,52 @@ impl<H: Ord + Clone> RouteMonitor<H> {
 
     /// The verdict on the destination's component: `None` while it is busy, otherwise
     /// whether it is legal; an illegal state is counted at its onset.
-    fn judge<P: RouteView<Height = H>>(
-        &mut self,
-        world: &World<'_, P>,
-        members: &[NodeId],
-    ) -> Option<bool> {
-        let busy = members.iter().any(|&m| {
-            world.in_flight_to[m as usize] != 0 || world.pending_notify_at[m as usize] != 0
-        });
-        if busy {
+    fn judge<P: RouteView<Height = H>>(&mut self, world: &World<'_, P>) -> Option<bool> {
+        let graph = world.graph;
+        let label = graph.label(self.dest);
+        if cfg!(debug_assertions) {
+            let members = self.groups.members(label);
+            assert_eq!(members.len(), graph.label_size(label));
+            let quiet = members.iter().all(|&m| !Self::busy_now(world, m));
+            assert_eq!(quiet, self.tally.count(label, BUSY) == 0, "busy count");
+            if quiet {
+                let legal = check_component(world.nodes, graph, members, self.dest).is_ok();
+                assert_eq!(legal, self.tally.count(label, BAD) == 0, "legality");
+            }
+        }
+        if self.tally.count(label, BUSY) > 0 {
             return None;
         }
-        match check_component(world.nodes, world.graph, members, self.dest) {
-            Ok(()) => {
-                self.incidents.legal(members);
-                Some(true)
+        let in_incident = self.tally.count(label, IN_INCIDENT);
+        if self.tally.count(label, BAD) == 0 {
+            if in_incident > 0 {
+                self.mark_incident(label, false);
             }
-            Err((detail, nodes)) => {
-                self.incidents.illegal(members, &mut self.safety, || {
-                    Some(Violation {
-                        kind: "no_route",
-                        time_s: world.now.as_secs_f64(),
-                        event_index: world.event_index,
-                        nodes,
-                        detail,
-                    })
+            return Some(true);
+        }
+        if in_incident == 0 {
+            // The full check only at an incident's onset, for its description.
+            let mut members = self.groups.members(label).to_vec();
+            members.sort_unstable();
+            if let Err((detail, nodes)) = check_component(world.nodes, graph, &members, self.dest) {
+                self.safety.record(|| Violation {
+                    kind: "no_route",
+                    time_s: world.now.as_secs_f64(),
+                    event_index: world.event_index,
+                    nodes,
+                    detail,
                 });
-                Some(false)
             }
+        }
+        if (in_incident as usize) < graph.label_size(label) {
+            self.mark_incident(label, true);
+        }
+        Some(false)
+    }
+
+    fn mark_incident(&mut self, label: u32, open: bool) {
+        for &m in self.groups.members(label) {
+            self.tally.set(m, label, IN_INCIDENT, open);
         }
     }
 
@@ -200,19 +260,35 @@ pub fn check_component<P: RouteView>(
 
 impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
     fn on_start(&mut self, world: &World<'_, P>) {
-        self.heights = world.nodes.iter().map(RouteView::height).collect();
-        self.routed_now = self.count_routed(world);
+        let graph = world.graph;
+        let nodes = world.nodes;
+        let n = nodes.len();
+        self.views = ViewCounts::new(
+            graph,
+            |v| nodes[v as usize].height(),
+            |v, j| nodes[v as usize].neighbour_height(j),
+        );
+        self.groups = Buckets::components(graph);
+        self.tally = LabelTally::new(n);
+        for v in 0..n as NodeId {
+            self.tally
+                .set(v, graph.label(v), BUSY, Self::busy_now(world, v));
+            self.refresh(graph, v);
+        }
+        self.routed_now = self.count_routed(graph);
         self.stale_routes = false;
         self.last_time = world.now;
-        let groups = components(world.graph);
-        if let Some(members) = groups.iter().find(|g| g.contains(&self.dest)) {
-            self.judge(world, members);
-        }
+        self.judge(world);
     }
 
     fn on_change(&mut self, change: LinkChange, a: NodeId, b: NodeId, world: &World<'_, P>) {
-        self.stale_routes = true;
         let graph = world.graph;
+        self.changed.extend([a, b]);
+        // Routes exist only in the destination's component, which holds an endpoint of
+        // any change that altered it.
+        if graph.connected(a, self.dest) || graph.connected(b, self.dest) {
+            self.stale_routes = true;
+        }
         let touches = |x: NodeId, y: NodeId| touches(graph, (a, b), x, y);
         self.open.retain(|o| {
             let r = &mut self.records[o.record];
@@ -250,15 +326,20 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
                 }
             }
         }
+        for m in graph.moves() {
+            self.groups.relocate(m.node, m.from, m.to);
+            self.tally.carry(m.node, m.from, m.to);
+        }
+        // Reversal steps, against the heights of the last event.
         for &v in world.touched {
             let now = world.nodes[v as usize].height();
-            if now == self.heights[v as usize] {
+            if now == *self.views.height(v) {
                 continue;
             }
-            self.heights[v as usize] = now;
-            self.stale_routes = true;
             self.reversals += 1;
-            if !graph.connected(v, self.dest) {
+            if graph.connected(v, self.dest) {
+                self.stale_routes = true;
+            } else {
                 self.partitioned_reversals += 1;
             }
             for o in &mut self.open {
@@ -272,21 +353,37 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
                 }
             }
         }
+        let nodes = world.nodes;
+        let changed = std::mem::take(&mut self.changed);
+        self.views.update(
+            graph,
+            world.touched.iter().chain(&changed),
+            |v| nodes[v as usize].height(),
+            |v, j| nodes[v as usize].neighbour_height(j),
+        );
+        let adjusted = std::mem::take(&mut self.views.adjusted);
+        for &v in world.touched.iter().chain(&changed).chain(&adjusted) {
+            self.refresh(graph, v);
+        }
+        self.views.adjusted = adjusted;
+        self.changed = changed;
+        self.changed.clear();
+        for &m in world.touched.iter().chain(world.disturbed) {
+            self.tally
+                .set(m, graph.label(m), BUSY, Self::busy_now(world, m));
+        }
         if self.stale_routes {
-            self.routed_now = self.count_routed(world);
+            self.routed_now = self.count_routed(graph);
             self.stale_routes = false;
         }
         if self.open.is_empty() && world.touched.is_empty() {
             return;
         }
-        let dest = self.dest;
-        let members: Vec<NodeId> = (0..world.nodes.len() as NodeId)
-            .filter(|&v| graph.connected(v, dest))
-            .collect();
-        let verdict = self.judge(world, &members);
+        let verdict = self.judge(world);
         if verdict != Some(true) {
             return;
         }
+        let dest = self.dest;
         let now = world.now;
         self.open.retain(|o| {
             let r = &mut self.records[o.record];

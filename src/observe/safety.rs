@@ -38,49 +38,6 @@ impl SafetyLog {
     }
 }
 
-/// Open incidents of a component-wide invariant (a leader-election component's
-/// legality, a route family's destination orientation): an illegal state is one
-/// violation from its onset until its component is next found legal, however many
-/// times it is judged illegal in between.
-#[derive(Clone, Debug, Default)]
-pub struct Incidents {
-    /// Per node: in an open incident.
-    open: Vec<bool>,
-}
-
-impl Incidents {
-    /// The component `members` was found legal: their incidents close.
-    pub fn legal(&mut self, members: &[NodeId]) {
-        for &m in members {
-            if let Some(open) = self.open.get_mut(m as usize) {
-                *open = false;
-            }
-        }
-    }
-
-    /// The component `members` was found illegal: a violation is recorded in `log`,
-    /// described by `describe`, unless one of its nodes is already in an open incident.
-    pub fn illegal(
-        &mut self,
-        members: &[NodeId],
-        log: &mut SafetyLog,
-        describe: impl FnOnce() -> Option<Violation>,
-    ) {
-        let known = members
-            .iter()
-            .any(|&m| self.open.get(m as usize).copied().unwrap_or(false));
-        if !known && let Some(violation) = describe() {
-            log.record(|| violation);
-        }
-        for &m in members {
-            if self.open.len() <= m as usize {
-                self.open.resize(m as usize + 1, false);
-            }
-            self.open[m as usize] = true;
-        }
-    }
-}
-
 /// Node `m`'s views of its neighbours against their actual heights: an error naming
 /// the first neighbour it has a stale view of, or else whether `m` is a sink (every
 /// neighbour higher; vacuously so with none). Shared by the legality checks of the

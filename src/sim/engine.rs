@@ -298,6 +298,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             self.touched.clear();
             self.disturbed.clear();
             self.sent_by.clear();
+            self.network.clear_moves();
             let index = self.counters.events;
             self.counters.events += 1;
             self.handle(event, observer, index);

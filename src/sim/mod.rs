@@ -8,6 +8,8 @@
 //!   `overlap`/`serialize` topology changes, observers after every event).
 //! - [`network`]: the network model: FIFO links, link epochs and `drain`/`drop`
 //!   breaks, detection delay, routed sends.
+//! - [`routes`]: shortest paths for routed messages, checked rather than recomputed
+//!   when the topology changes.
 //! - [`workload`]: the CS request process and its records.
 //! - [`hold`]: the hold-model benchmark of the event queue against a bare heap.
 //! - [`seeds`]: independent random streams derived from one run seed.
@@ -17,6 +19,7 @@ pub mod engine;
 pub mod hold;
 pub mod network;
 pub mod queue;
+pub mod routes;
 pub mod script;
 pub mod seeds;
 pub mod time;

@@ -36,10 +36,10 @@
 
 use super::RunCounters;
 use super::delay::DelayModel;
+use super::routes::ShortestPaths;
 use super::seeds::{self, Purpose};
 use super::time::{Duration, SimTime};
 use crate::NodeId;
-use crate::graph::{UNREACHED, breadth_first};
 use crate::protocol::{Message, Routing};
 use crate::topology::components::ComponentTracker;
 use crate::topology::events::{LinkChange, LinkTimeline};
@@ -178,10 +178,8 @@ pub struct Network<M> {
     pending_notify_at: Vec<u32>,
     parked: Vec<Parked<M>>,
     delay_rng: ChaCha8Rng,
-    scratch_dist: Vec<u32>,
-    /// `oracle`: next hops computed since the last topology change: (at, destination)
-    /// → hop.
-    route_cache: FxHashMap<(NodeId, NodeId), Option<NodeId>>,
+    /// Shortest paths of the current graph, for both routing modes.
+    paths: ShortestPaths,
     routing: Routing,
     /// `discovery`: next hops learnt from discoveries, (node, destination) → hop; kept
     /// across topology changes and checked when used.
@@ -203,6 +201,9 @@ impl<M: Message> Network<M> {
         for (a, b) in timeline.initial_links() {
             graph.add_edge(a, b);
         }
+        // Observers follow component relabellings event by event (the engine clears
+        // the log before each event).
+        graph.log_moves();
         Self {
             config,
             graph,
@@ -214,8 +215,7 @@ impl<M: Message> Network<M> {
             pending_notify_at: vec![0; n],
             parked: Vec::new(),
             delay_rng: seeds::stream(seed, Purpose::Delay, 0),
-            scratch_dist: vec![UNREACHED; n],
-            route_cache: FxHashMap::default(),
+            paths: ShortestPaths::new(n),
             routing: Routing::Oracle,
             learnt_routes: FxHashMap::default(),
             discovering: 0,
@@ -249,6 +249,11 @@ impl<M: Message> Network<M> {
     /// Sets how routed messages are carried (the protocol's choice; `oracle` unless set).
     pub fn set_routing(&mut self, routing: Routing) {
         self.routing = routing;
+    }
+
+    /// Forgets the component relabellings logged so far: an event starts.
+    pub fn clear_moves(&mut self) {
+        self.graph.clear_moves();
     }
 
     /// The links currently up, as applied.
@@ -320,12 +325,12 @@ impl<M: Message> Network<M> {
     /// the endpoints must be told. A [`Tell::Later`] must be followed by
     /// [`Self::notification_scheduled`] once the notification is scheduled.
     pub fn apply_change(&mut self, now: SimTime, change: LinkChange, a: NodeId, b: NodeId) -> Tell {
-        self.route_cache.clear();
         let detection = self.config.detection_delay;
         let drop = self.config.link_break == LinkBreak::Drop;
         let state = self.pairs.entry(pair(a, b)).or_default();
         if change == LinkChange::Up {
             self.graph.add_edge(a, b);
+            self.paths.changed(change, a, b, &self.graph);
             if state.down_pending {
                 // A break healed before it was detected: the endpoints never noticed.
                 state.down_pending = false;
@@ -337,6 +342,7 @@ impl<M: Message> Network<M> {
             }
         } else {
             self.graph.remove_edge(a, b);
+            self.paths.changed(change, a, b, &self.graph);
             state.epoch = state.epoch.wrapping_add(1);
             if drop {
                 // Messages in flight are lost, so they must not hold back new ones.
@@ -568,42 +574,13 @@ impl<M: Message> Network<M> {
     /// A shortest path `from` … `dest` of the current graph, taking at each node the
     /// oracle's next hop (ties to the lowest id); `None` if there is none.
     fn shortest_path(&mut self, from: NodeId, dest: NodeId) -> Option<Vec<NodeId>> {
-        if !self.graph.connected(from, dest) {
-            return None;
-        }
-        let dist = &mut self.scratch_dist;
-        dist.fill(UNREACHED);
-        let graph = &self.graph;
-        breadth_first(|v| graph.neighbours(v), dest, Some(from), dist, |_, _| {});
-        let mut path = vec![from];
-        let mut node = from;
-        while node != dest {
-            let target = dist[node as usize].checked_sub(1)?;
-            node = graph
-                .neighbours(node)
-                .iter()
-                .copied()
-                .filter(|&w| dist[w as usize] == target)
-                .min()?;
-            path.push(node);
-        }
-        Some(path)
+        self.paths.path(from, dest, &self.graph)
     }
 
     /// First hop of a shortest path from `from` to `dest` in the current graph (ties to
-    /// the lowest neighbour id), by breadth-first search from `dest`; cached until the
-    /// topology changes.
+    /// the lowest neighbour id).
     pub fn next_hop(&mut self, from: NodeId, dest: NodeId) -> Option<NodeId> {
-        if let Some(&hop) = self.route_cache.get(&(from, dest)) {
-            return hop;
-        }
-        let hop = self.shortest_path_hop(from, dest);
-        self.route_cache.insert((from, dest), hop);
-        hop
-    }
-
-    fn shortest_path_hop(&mut self, from: NodeId, dest: NodeId) -> Option<NodeId> {
-        self.shortest_path(from, dest)?.get(1).copied()
+        self.paths.next_hop(from, dest, &self.graph)
     }
 }
 

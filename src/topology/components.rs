@@ -2,10 +2,24 @@
 //!
 //! Statistics need the number of components after every link event. Recomputing from
 //! scratch per event costs O(n + m) each time; instead a link-up merges two labels
-//! (relabelling the smaller component) and a link-down searches from one endpoint to
-//! see whether the other is still reachable, relabelling only the part that split off.
+//! (relabelling the smaller component) and a link-down searches from both endpoints at
+//! once, so that when the component splits only the smaller part is searched in full
+//! and relabelled. Monitors that keep per-component sums follow the relabellings
+//! through the move log ([`ComponentTracker::log_moves`]), so their cost per change is
+//! that of the nodes that changed component, not of the network.
 
 use crate::mobility::NodeId;
+
+/// A node that changed label: `from` and `to` are labels ([`ComponentTracker::label`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Move {
+    /// The node that changed component.
+    pub node: NodeId,
+    /// Its label before.
+    pub from: u32,
+    /// Its label after.
+    pub to: u32,
+}
 
 /// Undirected graph with component labels kept current under edge insertions and removals.
 #[derive(Clone, Debug)]
@@ -13,10 +27,17 @@ pub struct ComponentTracker {
     adjacency: Vec<Vec<NodeId>>,
     label: Vec<u32>,
     size_of_label: Vec<usize>,
+    /// Labels of no component now (freed by merges), reused by splits.
+    free: Vec<u32>,
     components: usize,
     stack: Vec<NodeId>,
+    other_stack: Vec<NodeId>,
+    visited: Vec<NodeId>,
+    other_visited: Vec<NodeId>,
     seen: Vec<u32>,
     epoch: u32,
+    /// Relabellings since the log was last cleared, in order; `None`: not logged.
+    moves: Option<Vec<Move>>,
 }
 
 impl ComponentTracker {
@@ -26,10 +47,34 @@ impl ComponentTracker {
             adjacency: vec![Vec::new(); n],
             label: (0..n as u32).collect(),
             size_of_label: vec![1; n],
+            free: Vec::new(),
             components: n,
             stack: Vec::new(),
+            other_stack: Vec::new(),
+            visited: Vec::new(),
+            other_visited: Vec::new(),
             seen: vec![0; n],
             epoch: 0,
+            moves: None,
+        }
+    }
+
+    /// From now on, records every relabelling in the move log (empty now) until
+    /// [`Self::clear_moves`]; the simulator clears it before each event, so that
+    /// observers read an event's moves after it.
+    pub fn log_moves(&mut self) {
+        self.moves = Some(Vec::new());
+    }
+
+    /// The relabellings since the log was last cleared (none if not logging).
+    pub fn moves(&self) -> &[Move] {
+        self.moves.as_deref().unwrap_or(&[])
+    }
+
+    /// Empties the move log.
+    pub fn clear_moves(&mut self) {
+        if let Some(log) = &mut self.moves {
+            log.clear();
         }
     }
 
@@ -38,7 +83,8 @@ impl ComponentTracker {
         self.components
     }
 
-    /// A label shared by exactly the nodes of one component (labels are reused over time).
+    /// A label shared by exactly the nodes of one component (labels are reused over
+    /// time, and are always below [`Self::node_count`]).
     pub fn label(&self, node: NodeId) -> u32 {
         self.label[node as usize]
     }
@@ -46,6 +92,11 @@ impl ComponentTracker {
     /// Number of nodes in `node`'s component (itself included).
     pub fn component_size(&self, node: NodeId) -> usize {
         self.size_of_label[self.label[node as usize] as usize]
+    }
+
+    /// Number of nodes carrying `label` (0 for a label of no component).
+    pub fn label_size(&self, label: u32) -> usize {
+        self.size_of_label[label as usize]
     }
 
     /// Number of nodes, fixed at creation.
@@ -78,11 +129,11 @@ impl ComponentTracker {
             } else {
                 (lb, la, a)
             };
-        let moved = self.relabel_from(start, keep);
+        self.visit_from(start);
+        self.relabel_visited(keep);
         self.adjacency[a as usize].push(b);
         self.adjacency[b as usize].push(a);
-        self.size_of_label[keep as usize] += moved;
-        self.size_of_label[from as usize] = 0;
+        self.free.push(from);
         self.components -= 1;
     }
 
@@ -92,24 +143,13 @@ impl ComponentTracker {
         remove_one(&mut self.adjacency[b as usize], a);
         // In dense graphs the two ends nearly always still share a neighbour: check that
         // in O(deg a + deg b) before searching the component.
-        if self.share_a_neighbour(a, b) || self.reaches(a, b) {
+        if self.share_a_neighbour(a, b) || !self.split_side(a, b) {
             return;
         }
-        // `b`'s side split off: give it a fresh label (the one of a currently empty slot,
-        // `b` itself if free, otherwise any free one).
-        let old = self.label[b as usize];
-        let fresh = self.free_label();
-        let moved = self.relabel_from(b, fresh);
-        self.size_of_label[fresh as usize] = moved;
-        self.size_of_label[old as usize] -= moved;
+        // The side in `visited` split off: give it a label of no component now.
+        let fresh = self.free.pop().expect("a split implies a free label");
+        self.relabel_visited(fresh);
         self.components += 1;
-    }
-
-    fn free_label(&self) -> u32 {
-        self.size_of_label
-            .iter()
-            .position(|&s| s == 0)
-            .expect("a split implies a free label") as u32
     }
 
     fn share_a_neighbour(&mut self, a: NodeId, b: NodeId) -> bool {
@@ -123,44 +163,82 @@ impl ComponentTracker {
             .any(|&w| self.seen[w as usize] == epoch)
     }
 
-    /// Depth-first search from `from`; whether `to` is reached.
-    fn reaches(&mut self, from: NodeId, to: NodeId) -> bool {
-        self.epoch += 1;
+    /// Searches from `a` and from `b` in turn, one node at a time, until the searches
+    /// meet (still connected: `false`) or one runs out (`true`), leaving that side's
+    /// nodes, the smaller part or one of equal size, in `visited`.
+    fn split_side(&mut self, a: NodeId, b: NodeId) -> bool {
+        self.epoch += 2;
+        let (mark_a, mark_b) = (self.epoch - 1, self.epoch);
         self.stack.clear();
-        self.stack.push(from);
-        self.seen[from as usize] = self.epoch;
-        while let Some(v) = self.stack.pop() {
-            if v == to {
-                return true;
-            }
-            for &w in &self.adjacency[v as usize] {
-                if self.seen[w as usize] != self.epoch {
-                    self.seen[w as usize] = self.epoch;
-                    self.stack.push(w);
+        self.other_stack.clear();
+        self.visited.clear();
+        self.other_visited.clear();
+        self.stack.push(a);
+        self.visited.push(a);
+        self.seen[a as usize] = mark_a;
+        self.other_stack.push(b);
+        self.other_visited.push(b);
+        self.seen[b as usize] = mark_b;
+        loop {
+            // One step of each search; a search with nothing left is a whole side.
+            for (side, mark, other) in [(0, mark_a, mark_b), (1, mark_b, mark_a)] {
+                let (stack, visited) = if side == 0 {
+                    (&mut self.stack, &mut self.visited)
+                } else {
+                    (&mut self.other_stack, &mut self.other_visited)
+                };
+                let Some(v) = stack.pop() else {
+                    if side == 1 {
+                        std::mem::swap(&mut self.visited, &mut self.other_visited);
+                    }
+                    return true;
+                };
+                for &w in &self.adjacency[v as usize] {
+                    let s = self.seen[w as usize];
+                    if s == other {
+                        return false;
+                    }
+                    if s != mark {
+                        self.seen[w as usize] = mark;
+                        stack.push(w);
+                        visited.push(w);
+                    }
                 }
             }
         }
-        false
     }
 
-    /// Gives every node reachable from `start` the label `label`; returns how many.
-    fn relabel_from(&mut self, start: NodeId, label: u32) -> usize {
+    /// Puts every node reachable from `start` in `visited`.
+    fn visit_from(&mut self, start: NodeId) {
         self.epoch += 1;
         self.stack.clear();
+        self.visited.clear();
         self.stack.push(start);
+        self.visited.push(start);
         self.seen[start as usize] = self.epoch;
-        let mut count = 0;
         while let Some(v) = self.stack.pop() {
-            self.label[v as usize] = label;
-            count += 1;
             for &w in &self.adjacency[v as usize] {
                 if self.seen[w as usize] != self.epoch {
                     self.seen[w as usize] = self.epoch;
                     self.stack.push(w);
+                    self.visited.push(w);
                 }
             }
         }
-        count
+    }
+
+    /// Gives the nodes in `visited` (all of one label) the label `to`.
+    fn relabel_visited(&mut self, to: u32) {
+        let from = self.label[self.visited[0] as usize];
+        for &v in &self.visited {
+            self.label[v as usize] = to;
+            if let Some(log) = &mut self.moves {
+                log.push(Move { node: v, from, to });
+            }
+        }
+        let moved = self.visited.len();
+        self.size_of_label[from as usize] -= moved;
+        self.size_of_label[to as usize] += moved;
     }
 }
 
@@ -202,6 +280,9 @@ mod tests {
         #[test]
         fn tracker_matches_union_find(n in 1usize..12, flips in prop::collection::vec((0u32..12, 0u32..12), 0..200)) {
             let mut tracker = ComponentTracker::new(n);
+            tracker.log_moves();
+            // Labels as an observer following the move log sees them.
+            let mut followed: Vec<u32> = (0..n as u32).collect();
             let mut edges = std::collections::BTreeSet::new();
             for (a, b) in flips {
                 let (a, b) = (a % n as u32, b % n as u32);
@@ -209,6 +290,17 @@ mod tests {
                 let key = (a.min(b), a.max(b));
                 if edges.remove(&key) { tracker.remove_edge(a, b); } else { edges.insert(key); tracker.add_edge(a, b); }
                 prop_assert_eq!(tracker.component_count(), count_components(n, edges.iter().copied()));
+                for m in tracker.moves() {
+                    prop_assert_eq!(followed[m.node as usize], m.from);
+                    followed[m.node as usize] = m.to;
+                }
+                tracker.clear_moves();
+                for x in 0..n as u32 {
+                    prop_assert_eq!(followed[x as usize], tracker.label(x));
+                    prop_assert!((tracker.label(x) as usize) < n);
+                    let label_size = followed.iter().filter(|&&l| l == tracker.label(x)).count();
+                    prop_assert_eq!(tracker.label_size(tracker.label(x)), label_size);
+                }
                 for x in 0..n as u32 {
                     let size = (0..n as u32).filter(|&y| tracker.connected(x, y)).count();
                     prop_assert_eq!(tracker.component_size(x), size);
@@ -228,6 +320,24 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// A split relabels the smaller part, whichever endpoint it holds, so that a node
+    /// changes label O(log n) times over any sequence of merges and splits.
+    #[test]
+    fn a_split_moves_the_smaller_part() {
+        for (cut_a, cut_b, smaller) in [(7, 8, vec![8, 9]), (1, 2, vec![0, 1])] {
+            let mut tracker = ComponentTracker::new(10);
+            for v in 0..9 {
+                tracker.add_edge(v, v + 1);
+            }
+            tracker.log_moves();
+            tracker.remove_edge(cut_a, cut_b);
+            let mut moved: Vec<NodeId> = tracker.moves().iter().map(|m| m.node).collect();
+            moved.sort_unstable();
+            assert_eq!(moved, smaller);
+            assert_eq!(tracker.component_count(), 2);
         }
     }
 }

@@ -102,6 +102,22 @@ pub fn parse_detection_delay(text: &str) -> Result<Duration, String> {
     parse_duration(text)
 }
 
+/// The networks of `linkrev bench scale` and `benches/scale.rs`: [`default_rwp`] with
+/// `nodes` nodes in a 5:1 strip at the density of 50 nodes in 1500 m × 300 m, for
+/// `duration_s` seconds.
+pub fn scale_rwp(nodes: usize, duration_s: f64, seed: u64) -> RwpParams {
+    let scale = (nodes as f64 / 50.0).sqrt();
+    RwpParams {
+        nodes,
+        area: Area {
+            width: (1500.0 * scale).round(),
+            height: (300.0 * scale).round(),
+        },
+        duration: duration_s,
+        ..default_rwp(seed)
+    }
+}
+
 /// The run configuration of `linkrev bench protocols` and `benches/protocols.rs`: the
 /// default network, and for families that need one a workload of `rate` requests per
 /// second per node with 100 ms critical sections.

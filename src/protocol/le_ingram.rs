@@ -91,13 +91,14 @@
 //!   were in flight) are ignored, as the restatement says.
 
 use super::le_malpani::RefLevel;
+use super::neighbour_map::NeighbourMap;
 use super::{
     AlgoParams, Ctx, LeaderView, Message, ParamDef, ParamDefault, ParamKind, Protocol,
     ProtocolConfig,
 };
 use crate::NodeId;
 use crate::graph::bfs_forest;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt;
 
 /// Where a node's clock `T` comes from.
@@ -197,7 +198,7 @@ impl Message for IngramMsg {
 pub struct LeIngram {
     height: IngramHeight,
     /// `N` with this node's view of each neighbour's height.
-    neighbours: BTreeMap<NodeId, IngramHeight>,
+    neighbours: NeighbourMap<IngramHeight>,
     /// Links up whose first Update has not arrived.
     forming: BTreeSet<NodeId>,
     clock_mode: Clock,
@@ -280,11 +281,10 @@ impl LeIngram {
 
     /// The sink cases of an Update step.
     fn sink_step(&mut self, t: i64) {
-        let mut levels = self.neighbours.values().map(|h| h.level);
-        let Some(first) = levels.next() else {
+        let Some(first) = self.neighbours.values().next().map(|h| h.level) else {
             return;
         };
-        if levels.all(|l| l == first) {
+        if self.neighbours.values().all(|h| h.level == first) {
             if first.tau > 0 && !first.r {
                 self.height.level = RefLevel { r: true, ..first };
                 self.height.delta = 0;

@@ -70,11 +70,11 @@
 //! reflected level another node defined). [`LeMalpani`] is `LeNode<Slides>`, the slides'
 //! rules; `le_tora5` adds TORA's fifth case and says where it comes from.
 
+use super::neighbour_map::NeighbourMap;
 use super::{Ctx, LeaderView, Message, Protocol};
 use crate::NodeId;
 use crate::graph::{UNREACHED, bfs_forest, breadth_first};
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -236,7 +236,7 @@ pub type LeMalpani = LeNode<Slides>;
 pub struct LeNode<R> {
     height: Height,
     /// `N_i` with `height[j]`: `None` until the first Update over a new link arrives.
-    neighbours: BTreeMap<NodeId, Option<Height>>,
+    neighbours: NeighbourMap<Option<Height>>,
     uncovered_steps: u32,
     rules: PhantomData<R>,
 }

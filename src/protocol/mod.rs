@@ -128,6 +128,7 @@ pub mod le_tora5;
 pub mod me_krl;
 pub mod me_raymond;
 pub mod me_rl;
+pub mod neighbour_map;
 pub mod route_gb;
 pub mod testkit;
 

@@ -79,13 +79,13 @@
 //! not as violations; the run goes on (heights are 64-bit: at a million steps per
 //! simulated second they would take 290,000 years to overflow).
 
+use super::neighbour_map::NeighbourMap;
 use super::{
     AlgoParams, Ctx, Message, ParamDef, ParamDefault, ParamKind, Protocol, ProtocolConfig,
     RouteView,
 };
 use crate::NodeId;
 use crate::graph::bfs_forest;
-use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -202,7 +202,7 @@ pub struct GbNode<R> {
     dest: NodeId,
     height: GbHeight,
     /// The view: each neighbour whose first `Height` has arrived, with its last height.
-    neighbours: BTreeMap<NodeId, GbHeight>,
+    neighbours: NeighbourMap<GbHeight>,
     /// Links up whose peer's first `Height` has not arrived.
     forming: Vec<NodeId>,
     rule: PhantomData<R>,

@@ -1,0 +1,53 @@
+//! Every registered algorithm with every monitor on as the network grows: 50, 200, 800
+//! and 1,600 nodes at the density of 50 nodes in 1500 m × 300 m, 300 s (λ = 0.1 for
+//! mutual exclusion): the same runs as `linkrev bench scale`. Divide a run's event count
+//! (`linkrev bench scale` prints it) by its time for events per second; the question is
+//! whether the time per event grows with the network.
+
+use linkrev::mobility::rwp;
+use linkrev::params::{bench_config, scale_rwp};
+use linkrev::registry::Algorithm;
+use linkrev::run::simulate;
+use linkrev::sim::seeds::{Purpose, derive};
+use linkrev::topology::events::{LinkTimeline, link_timeline};
+
+fn main() {
+    divan::main();
+}
+
+fn timeline(nodes: usize) -> LinkTimeline {
+    let params = scale_rwp(nodes, 300.0, derive(3, Purpose::Mobility));
+    let trace = rwp::generate(&params).expect("valid parameters");
+    link_timeline(&trace, 250.0)
+}
+
+fn run(bencher: divan::Bencher, name: &str, nodes: usize) {
+    let algorithm = Algorithm::parse(name).expect("a registered name");
+    let tl = timeline(nodes);
+    let config = bench_config(algorithm, 0.1, 300.0, 3);
+    bencher.bench(|| {
+        simulate(algorithm, divan::black_box(&tl), config.clone())
+            .summary
+            .events
+    });
+}
+
+#[divan::bench(args = Algorithm::names(), sample_count = 5)]
+fn nodes_50(bencher: divan::Bencher, name: &str) {
+    run(bencher, name, 50);
+}
+
+#[divan::bench(args = Algorithm::names(), sample_count = 5)]
+fn nodes_200(bencher: divan::Bencher, name: &str) {
+    run(bencher, name, 200);
+}
+
+#[divan::bench(args = Algorithm::names(), sample_count = 3)]
+fn nodes_800(bencher: divan::Bencher, name: &str) {
+    run(bencher, name, 800);
+}
+
+#[divan::bench(args = Algorithm::names(), sample_count = 1)]
+fn nodes_1600(bencher: divan::Bencher, name: &str) {
+    run(bencher, name, 1600);
+}

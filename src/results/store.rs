@@ -19,7 +19,7 @@ use crate::family::EventTable;
 use crate::output::write_atomically;
 use anyhow::{Context, bail};
 use polars::prelude::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
@@ -432,10 +432,7 @@ impl Store {
         let keys = runs.column("run_key")?.str()?.clone();
         let mut missing = Vec::new();
         for (table, column) in EventTable::ALL.into_iter().zip(&counted) {
-            let mut found: std::collections::HashMap<u64, u64> = Default::default();
-            for i in run_indices(&self.read_columns(table.name(), &[])?)? {
-                *found.entry(i).or_default() += 1;
-            }
+            let found = self.rows_per_run(table.name())?;
             let recorded = runs.column(column)?.u64()?;
             for (row, (&i, recorded)) in index.iter().zip(recorded.iter()).enumerate() {
                 let recorded = recorded.unwrap_or(0);
@@ -451,6 +448,27 @@ impl Store {
             }
         }
         Ok(missing)
+    }
+
+    /// Rows per run index of a table, read one column a slice at a time: a per-event
+    /// table of a large sweep holds hundreds of millions of rows, which read whole took
+    /// gigabytes. Chunk rows of runs the compacted table holds are not counted, as
+    /// [`without_compacted_runs`] drops them.
+    fn rows_per_run(&self, table: &str) -> anyhow::Result<HashMap<u64, u64>> {
+        let compacted = self.dir.join(format!("{table}.parquet"));
+        let (mut in_compacted, mut in_chunks) = (HashMap::new(), HashMap::new());
+        for part in self.table_files(table)? {
+            let counts = if part == compacted {
+                &mut in_compacted
+            } else {
+                &mut in_chunks
+            };
+            count_run_indices(&part, counts)?;
+        }
+        for (run, rows) in in_chunks {
+            in_compacted.entry(run).or_insert(rows);
+        }
+        Ok(in_compacted)
     }
 
     /// [`Store::verify`] as an error naming the runs (at most ten of them), for the
@@ -651,6 +669,32 @@ impl std::fmt::Display for MissingRows {
 
 /// Runs per row group of a compacted table (see [`Store::compact`]).
 pub const ROW_GROUP_RUNS: u64 = 16;
+
+/// Adds the rows of each run index in the parquet file `path` to `counts`, reading the
+/// `run_index` column a million rows at a time.
+fn count_run_indices(path: &Path, counts: &mut HashMap<u64, u64>) -> anyhow::Result<()> {
+    const SLICE_ROWS: usize = 1 << 20;
+    let open = || File::open(path).with_context(|| format!("opening {}", path.display()));
+    let total = anyhow::Context::with_context(ParquetReader::new(open()?).num_rows(), || {
+        format!("reading {}", path.display())
+    })?;
+    let mut offset = 0;
+    while offset < total {
+        let len = SLICE_ROWS.min(total - offset);
+        let piece = ParquetReader::new(open()?)
+            .with_columns(Some(vec!["run_index".to_string()]))
+            .with_slice(Some((offset, len)))
+            .finish();
+        let piece = anyhow::Context::with_context(piece, || {
+            format!("reading {} (corrupt file?)", path.display())
+        })?;
+        for run in piece.column("run_index")?.u64()?.iter() {
+            *counts.entry(run.unwrap_or(0)).or_default() += 1;
+        }
+        offset += len;
+    }
+    Ok(())
+}
 
 fn run_indices(df: &DataFrame) -> anyhow::Result<Vec<u64>> {
     Ok(df

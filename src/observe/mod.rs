@@ -7,6 +7,7 @@
 //!   and messages in components without a token.
 //! - [`route`]: destination-oriented DAGs: per-topology-change convergence and
 //!   reversal records, route availability, and the orientation monitor.
+//! - [`routed`]: which nodes have a route to the destination, kept incrementally.
 //! - [`safety`]: how a violation is counted and its first occurrence kept as a
 //!   reproducer (never a panic: a broken invariant is a result to report).
 
@@ -14,6 +15,7 @@ pub mod groups;
 pub mod le;
 pub mod me;
 pub mod route;
+pub mod routed;
 pub mod safety;
 pub mod views;
 

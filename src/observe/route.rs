@@ -31,6 +31,7 @@
 
 use super::groups::{Buckets, LabelTally};
 use super::le::ChangeRecord;
+use super::routed::Routed;
 use super::safety::{SafetyLog, Violation, views_and_sink};
 use super::touches;
 use super::views::ViewCounts;
@@ -102,12 +103,11 @@ pub struct RouteMonitor<H> {
     tally: LabelTally<4>,
     /// Endpoints of the topology changes applied during the current event.
     changed: Vec<NodeId>,
-    routed_now: usize,
-    /// The orientation of the destination's component may have changed since
-    /// `routed_now` was counted.
-    stale_routes: bool,
+    /// The nodes with a route (built at the start of the run).
+    routed: Option<Routed<H>>,
+    /// Scratch: nodes whose height changed in the current event.
+    raised: Vec<NodeId>,
     last_time: SimTime,
-    scratch: Vec<bool>,
 }
 
 impl<H: Ord + Clone> RouteMonitor<H> {
@@ -125,10 +125,9 @@ impl<H: Ord + Clone> RouteMonitor<H> {
             groups: Buckets::default(),
             tally: LabelTally::new(0),
             changed: Vec::new(),
-            routed_now: 0,
-            stale_routes: true,
+            routed: None,
+            raised: Vec::new(),
             last_time: SimTime::ZERO,
-            scratch: Vec::new(),
         }
     }
 
@@ -145,18 +144,16 @@ impl<H: Ord + Clone> RouteMonitor<H> {
             .set(v, label, BAD, sink || self.views.stale(v) > 0);
     }
 
-    /// How many nodes have a route now: all of the destination's component when it has
-    /// no sink but the destination (following lower neighbours ends at a sink);
-    /// otherwise a search from the destination upwards, through each link to its
-    /// higher end.
-    fn count_routed(&mut self, graph: &ComponentTracker) -> usize {
-        let label = graph.label(self.dest);
-        if self.tally.count(label, SINK) == 0 {
-            return graph.label_size(label);
-        }
-        let reached = &mut self.scratch;
-        reached.clear();
-        reached.resize(graph.node_count(), false);
+    /// Nodes with a route now, the destination included.
+    fn routed_now(&self) -> usize {
+        self.routed.as_ref().map_or(0, Routed::count)
+    }
+
+    /// How many nodes have a route, by a search from the destination upwards through
+    /// each link to its higher end: the definition, against which debug builds check
+    /// the incremental count.
+    fn search_routed(&self, graph: &ComponentTracker) -> usize {
+        let mut reached = vec![false; graph.node_count()];
         let mut stack = vec![self.dest];
         reached[self.dest as usize] = true;
         let mut count = 0;
@@ -226,7 +223,7 @@ impl<H: Ord + Clone> RouteMonitor<H> {
 
     fn integrate(&mut self, now: SimTime) {
         let elapsed = now.since(self.last_time).as_secs_f64();
-        self.routed_node_time += elapsed * self.routed_now as f64;
+        self.routed_node_time += elapsed * self.routed_now() as f64;
         self.last_time = now;
     }
 }
@@ -275,8 +272,7 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
                 .set(v, graph.label(v), BUSY, Self::busy_now(world, v));
             self.refresh(graph, v);
         }
-        self.routed_now = self.count_routed(graph);
-        self.stale_routes = false;
+        self.routed = Some(Routed::new(graph, self.dest, &self.views));
         self.last_time = world.now;
         self.judge(world);
     }
@@ -284,11 +280,6 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
     fn on_change(&mut self, change: LinkChange, a: NodeId, b: NodeId, world: &World<'_, P>) {
         let graph = world.graph;
         self.changed.extend([a, b]);
-        // Routes exist only in the destination's component, which holds an endpoint of
-        // any change that altered it.
-        if graph.connected(a, self.dest) || graph.connected(b, self.dest) {
-            self.stale_routes = true;
-        }
         let touches = |x: NodeId, y: NodeId| touches(graph, (a, b), x, y);
         self.open.retain(|o| {
             let r = &mut self.records[o.record];
@@ -331,15 +322,15 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
             self.tally.carry(m.node, m.from, m.to);
         }
         // Reversal steps, against the heights of the last event.
+        self.raised.clear();
         for &v in world.touched {
             let now = world.nodes[v as usize].height();
             if now == *self.views.height(v) {
                 continue;
             }
             self.reversals += 1;
-            if graph.connected(v, self.dest) {
-                self.stale_routes = true;
-            } else {
+            self.raised.push(v);
+            if !graph.connected(v, self.dest) {
                 self.partitioned_reversals += 1;
             }
             for o in &mut self.open {
@@ -366,15 +357,27 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
             self.refresh(graph, v);
         }
         self.views.adjusted = adjusted;
+        // Routes: a node's lower neighbours change only with its links, its height or a
+        // neighbour's height.
+        if let Some(routed) = &mut self.routed {
+            let around_raised = self
+                .raised
+                .iter()
+                .flat_map(|&v| std::iter::once(v).chain(graph.neighbours(v).iter().copied()));
+            routed.update(
+                graph,
+                &self.views,
+                changed.iter().copied().chain(around_raised),
+            );
+        }
+        if cfg!(debug_assertions) {
+            assert_eq!(self.routed_now(), self.search_routed(graph), "routed nodes");
+        }
         self.changed = changed;
         self.changed.clear();
         for &m in world.touched.iter().chain(world.disturbed) {
             self.tally
                 .set(m, graph.label(m), BUSY, Self::busy_now(world, m));
-        }
-        if self.stale_routes {
-            self.routed_now = self.count_routed(graph);
-            self.stale_routes = false;
         }
         if self.open.is_empty() && world.touched.is_empty() {
             return;

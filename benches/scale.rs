@@ -21,33 +21,15 @@ fn timeline(nodes: usize) -> LinkTimeline {
     link_timeline(&trace, 250.0)
 }
 
-fn run(bencher: divan::Bencher, name: &str, nodes: usize) {
+// Every registered algorithm (by name) at every size (the const parameter).
+#[divan::bench(consts = [50, 200, 800, 1600], args = Algorithm::names(), sample_count = 3)]
+fn nodes<const N: usize>(bencher: divan::Bencher, name: &str) {
     let algorithm = Algorithm::parse(name).expect("a registered name");
-    let tl = timeline(nodes);
+    let tl = timeline(N);
     let config = bench_config(algorithm, 0.1, 300.0, 3);
     bencher.bench(|| {
         simulate(algorithm, divan::black_box(&tl), config.clone())
             .summary
             .events
     });
-}
-
-#[divan::bench(args = Algorithm::names(), sample_count = 5)]
-fn nodes_50(bencher: divan::Bencher, name: &str) {
-    run(bencher, name, 50);
-}
-
-#[divan::bench(args = Algorithm::names(), sample_count = 5)]
-fn nodes_200(bencher: divan::Bencher, name: &str) {
-    run(bencher, name, 200);
-}
-
-#[divan::bench(args = Algorithm::names(), sample_count = 3)]
-fn nodes_800(bencher: divan::Bencher, name: &str) {
-    run(bencher, name, 800);
-}
-
-#[divan::bench(args = Algorithm::names(), sample_count = 1)]
-fn nodes_1600(bencher: divan::Bencher, name: &str) {
-    run(bencher, name, 1600);
 }

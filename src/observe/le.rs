@@ -513,12 +513,12 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor<P::Height> {
             |v| nodes[v as usize].height(),
             |v, j| nodes[v as usize].neighbour_height(j),
         );
-        let adjusted = std::mem::take(&mut self.views.adjusted);
-        for &v in world.touched.iter().chain(&changed).chain(&adjusted) {
+        let affected = std::mem::take(&mut self.views.affected);
+        for &v in &affected {
             let bad = self.bad_now(v);
             self.tally.set(v, graph.label(v), BAD, bad);
         }
-        self.views.adjusted = adjusted;
+        self.views.affected = affected;
 
         // Traffic.
         for &m in world.touched.iter().chain(world.disturbed) {

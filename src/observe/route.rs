@@ -352,11 +352,11 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
             |v| nodes[v as usize].height(),
             |v, j| nodes[v as usize].neighbour_height(j),
         );
-        let adjusted = std::mem::take(&mut self.views.adjusted);
-        for &v in world.touched.iter().chain(&changed).chain(&adjusted) {
+        let affected = std::mem::take(&mut self.views.affected);
+        for &v in &affected {
             self.refresh(graph, v);
         }
-        self.views.adjusted = adjusted;
+        self.views.affected = affected;
         // Routes: a node's lower neighbours change only with its links, its height or a
         // neighbour's height.
         if let Some(routed) = &mut self.routed {

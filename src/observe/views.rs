@@ -16,8 +16,10 @@ pub struct ViewCounts<H> {
     heights: Vec<H>,
     /// Scratch: the nodes recounted in the current update.
     recount: Vec<bool>,
-    /// The neighbours adjusted (not recounted) by the last update, possibly repeated.
-    pub adjusted: Vec<NodeId>,
+    /// The nodes whose counts the last update may have changed: those of `changed`
+    /// (recounted) and their neighbours adjusted for one link, possibly repeated. A
+    /// monitor re-derives its per-node flags for exactly these.
+    pub affected: Vec<NodeId>,
 }
 
 impl<H> Default for ViewCounts<H> {
@@ -27,7 +29,7 @@ impl<H> Default for ViewCounts<H> {
             lower: Vec::new(),
             heights: Vec::new(),
             recount: Vec::new(),
-            adjusted: Vec::new(),
+            affected: Vec::new(),
         }
     }
 }
@@ -47,7 +49,7 @@ impl<H: Ord + Clone> ViewCounts<H> {
             lower: vec![0; n],
             heights,
             recount: vec![false; n],
-            adjusted: Vec::new(),
+            affected: Vec::new(),
         };
         for v in 0..n as NodeId {
             counts.recount_node(graph, v, &view);
@@ -91,7 +93,7 @@ impl<H: Ord + Clone> ViewCounts<H> {
     /// are recounted; a neighbour `j` outside `T` has the same links and views as
     /// before, and only its link to a node of `T` can count differently, so it is
     /// adjusted for that link alone, from the height stored before the event and the
-    /// height now, and listed in `adjusted`.
+    /// height now. Both are listed in `affected`.
     pub fn update<'a>(
         &mut self,
         graph: &ComponentTracker,
@@ -99,9 +101,10 @@ impl<H: Ord + Clone> ViewCounts<H> {
         height: impl Fn(NodeId) -> H,
         view: impl Fn(NodeId, NodeId) -> Option<H>,
     ) {
-        self.adjusted.clear();
+        self.affected.clear();
         for &v in changed.clone() {
             self.recount[v as usize] = true;
+            self.affected.push(v);
         }
         for &v in changed.clone() {
             let now = height(v);
@@ -122,7 +125,7 @@ impl<H: Ord + Clone> ViewCounts<H> {
                 *s = *s + u32::from(stale_now) - u32::from(stale_then);
                 let l = &mut self.lower[j as usize];
                 *l = *l + u32::from(now < own) - u32::from(before < *own);
-                self.adjusted.push(j);
+                self.affected.push(j);
             }
         }
         for &v in changed {

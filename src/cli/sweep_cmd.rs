@@ -3,6 +3,7 @@
 
 use super::Outcome;
 use crate::output::write_atomically;
+use crate::results::lock::DirLock;
 use crate::results::store::{Store, tables};
 use crate::sweep::execute::{self, ExecuteOptions, Progress, Shard};
 use crate::sweep::plan::Plan;
@@ -180,7 +181,17 @@ fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
         .results
         .clone()
         .unwrap_or_else(|| Path::new("results").join(&plan.experiment));
-    spec_copy::keep(plan, &dir)?;
+    spec_copy::refuse_other_spec(plan, &dir)?;
+    {
+        // Keep the spec copy only under the directory's lock: a sweep already running
+        // there is named and refused before anything is written, and its start-up
+        // cleanup of temporary files cannot remove this process's half-written copy.
+        let _lock = match args.shard {
+            Some(_) => DirLock::shared(&dir)?,
+            None => DirLock::exclusive(&dir)?,
+        };
+        spec_copy::keep(plan, &dir)?;
+    }
     let stop = stop_on_ctrl_c();
     let progress = CliProgress::new(None);
     let options = ExecuteOptions {

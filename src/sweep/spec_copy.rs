@@ -26,10 +26,16 @@ pub fn keep(plan: &Plan, dir: &Path) -> anyhow::Result<()> {
     keep_text(&spec_text, &plan.spec_path, dir)
 }
 
-/// Like [`keep`], for spec text that came from `origin` (a file, or for built-in specs
-/// a name whose directory anchors relative paths).
-pub fn keep_text(spec_text: &[u8], origin: &Path, dir: &Path) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+/// Refuses `dir` if it holds results of a different spec than the plan's, writing
+/// nothing: the check a sweep makes before it takes the directory's lock.
+pub fn refuse_other_spec(plan: &Plan, dir: &Path) -> anyhow::Result<()> {
+    let spec_text = std::fs::read(&plan.spec_path)
+        .with_context(|| format!("reading {}", plan.spec_path.display()))?;
+    holds_copy_of(&spec_text, dir).map(|_| ())
+}
+
+/// Whether `dir` already holds a copy of `spec_text`; an error if it holds another.
+fn holds_copy_of(spec_text: &[u8], dir: &Path) -> anyhow::Result<bool> {
     let copy = dir.join(SPEC_COPY);
     match std::fs::read(&copy) {
         Ok(existing) if existing != spec_text => anyhow::bail!(
@@ -37,8 +43,17 @@ pub fn keep_text(spec_text: &[u8], origin: &Path, dir: &Path) -> anyhow::Result<
             dir.display(),
             copy.display()
         ),
-        Ok(_) => {}
-        Err(_) => write_atomically(&copy, |w| w.write_all(spec_text))?,
+        Ok(_) => Ok(true),
+        Err(_) => Ok(false),
+    }
+}
+
+/// Like [`keep`], for spec text that came from `origin` (a file, or for built-in specs
+/// a name whose directory anchors relative paths).
+pub fn keep_text(spec_text: &[u8], origin: &Path, dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    if !holds_copy_of(spec_text, dir)? {
+        write_atomically(&dir.join(SPEC_COPY), |w| w.write_all(spec_text))?;
     }
     let origin = std::path::absolute(origin).unwrap_or_else(|_| origin.to_path_buf());
     let origin_text = format!("{}\n", origin.display());

@@ -361,10 +361,12 @@ impl Protocol for SelfLeader {
     fn on_message(&mut self, _: NodeId, _: Msg, _: &mut Ctx<Msg>) {}
 }
 impl linkrev::protocol::LeaderView for SelfLeader {
-    type Height = NodeId;
     fn leader(&self) -> NodeId {
         self.0
     }
+}
+impl linkrev::protocol::HeightView for SelfLeader {
+    type Height = NodeId;
     fn height(&self) -> NodeId {
         self.0
     }

@@ -3,9 +3,9 @@
 //! forming set.
 
 use linkrev::NodeId;
-use linkrev::protocol::LeaderView;
 use linkrev::protocol::le_ingram::{Clock, IngramConfig, LeIngram};
 use linkrev::protocol::testkit::Harness;
+use linkrev::protocol::{HeightView, LeaderView};
 
 fn leaders(h: &Harness<LeIngram>) -> Vec<NodeId> {
     h.nodes.iter().map(LeaderView::leader).collect()

@@ -8,7 +8,7 @@
 use linkrev::NodeId;
 use linkrev::protocol::le_malpani::{Height, LeMalpani, LeMsg, RefLevel, is_legal};
 use linkrev::protocol::testkit::Harness;
-use linkrev::protocol::{Ctx, LeaderView, Protocol};
+use linkrev::protocol::{Ctx, HeightView, LeaderView, Protocol};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 

@@ -13,7 +13,7 @@ use common::{me_config, timeline};
 use linkrev::NodeId;
 use linkrev::protocol::route_gb::{Full, GbHeight, GbNode, Partial, Reversal, RouteConfig};
 use linkrev::protocol::testkit::Harness;
-use linkrev::protocol::{AlgoParams, RouteView};
+use linkrev::protocol::{AlgoParams, HeightView};
 use linkrev::registry::Algorithm;
 use linkrev::sim::{DelayModel, Duration, RunConfig};
 use linkrev::topology::events::LinkChange;

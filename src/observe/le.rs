@@ -266,11 +266,7 @@ impl<H: Ord + Clone> LeMonitor<H> {
         let graph = world.graph;
         let nodes = world.nodes;
         self.leaders = nodes.iter().map(LeaderView::leader).collect();
-        self.views = ViewCounts::new(
-            graph,
-            |v| nodes[v as usize].height(),
-            |v, j| nodes[v as usize].neighbour_height(j),
-        );
+        self.views = ViewCounts::of_nodes(graph, nodes);
         self.groups = Buckets::components(graph);
         self.followers = Buckets::new(n, |v| self.leaders[v as usize]);
         self.tally = LabelTally::new(n);
@@ -505,14 +501,9 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor<P::Height> {
         self.update_leaderless(graph);
 
         // Views and sinks.
-        let nodes = world.nodes;
         let changed = std::mem::take(&mut self.changed);
-        self.views.update(
-            graph,
-            world.touched.iter().chain(&changed),
-            |v| nodes[v as usize].height(),
-            |v, j| nodes[v as usize].neighbour_height(j),
-        );
+        self.views
+            .update_from_nodes(graph, world.touched.iter().chain(&changed), world.nodes);
         let affected = std::mem::take(&mut self.views.affected);
         for &v in &affected {
             let bad = self.bad_now(v);

@@ -260,11 +260,7 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
         let graph = world.graph;
         let nodes = world.nodes;
         let n = nodes.len();
-        self.views = ViewCounts::new(
-            graph,
-            |v| nodes[v as usize].height(),
-            |v, j| nodes[v as usize].neighbour_height(j),
-        );
+        self.views = ViewCounts::of_nodes(graph, nodes);
         self.groups = Buckets::components(graph);
         self.tally = LabelTally::new(n);
         for v in 0..n as NodeId {
@@ -344,14 +340,9 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
                 }
             }
         }
-        let nodes = world.nodes;
         let changed = std::mem::take(&mut self.changed);
-        self.views.update(
-            graph,
-            world.touched.iter().chain(&changed),
-            |v| nodes[v as usize].height(),
-            |v, j| nodes[v as usize].neighbour_height(j),
-        );
+        self.views
+            .update_from_nodes(graph, world.touched.iter().chain(&changed), world.nodes);
         let affected = std::mem::take(&mut self.views.affected);
         for &v in &affected {
             self.refresh(graph, v);

@@ -5,6 +5,7 @@
 //! counts, and re-examine only the nodes an event changed and their neighbours.
 
 use crate::NodeId;
+use crate::protocol::HeightView;
 use crate::topology::components::ComponentTracker;
 
 /// The counts, with the heights they were taken against.
@@ -55,6 +56,30 @@ impl<H: Ord + Clone> ViewCounts<H> {
             counts.recount_node(graph, v, &view);
         }
         counts
+    }
+
+    /// [`Self::new`] with the heights and views `nodes` hold.
+    pub fn of_nodes<P: HeightView<Height = H>>(graph: &ComponentTracker, nodes: &[P]) -> Self {
+        Self::new(
+            graph,
+            |v| nodes[v as usize].height(),
+            |v, j| nodes[v as usize].neighbour_height(j),
+        )
+    }
+
+    /// [`Self::update`] with the heights and views `nodes` hold.
+    pub fn update_from_nodes<'a, P: HeightView<Height = H>>(
+        &mut self,
+        graph: &ComponentTracker,
+        changed: impl Iterator<Item = &'a NodeId> + Clone,
+        nodes: &[P],
+    ) {
+        self.update(
+            graph,
+            changed,
+            |v| nodes[v as usize].height(),
+            |v, j| nodes[v as usize].neighbour_height(j),
+        );
     }
 
     /// Neighbours `v` has a stale view of.

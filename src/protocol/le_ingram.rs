@@ -93,7 +93,7 @@
 use super::le_malpani::RefLevel;
 use super::neighbour_map::NeighbourMap;
 use super::{
-    AlgoParams, Ctx, LeaderView, Message, ParamDef, ParamDefault, ParamKind, Protocol,
+    AlgoParams, Ctx, HeightView, LeaderView, Message, ParamDef, ParamDefault, ParamKind, Protocol,
     ProtocolConfig,
 };
 use crate::NodeId;
@@ -328,11 +328,13 @@ impl LeIngram {
 }
 
 impl LeaderView for LeIngram {
-    type Height = IngramHeight;
-
     fn leader(&self) -> NodeId {
         self.height.lid
     }
+}
+
+impl HeightView for LeIngram {
+    type Height = IngramHeight;
 
     fn height(&self) -> IngramHeight {
         self.height

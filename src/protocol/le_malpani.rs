@@ -71,7 +71,7 @@
 //! rules; `le_tora5` adds TORA's fifth case and says where it comes from.
 
 use super::neighbour_map::NeighbourMap;
-use super::{Ctx, LeaderView, Message, Protocol};
+use super::{Ctx, HeightView, LeaderView, Message, Protocol};
 use crate::NodeId;
 use crate::graph::{UNREACHED, bfs_forest, breadth_first};
 use std::cmp::Ordering;
@@ -378,11 +378,13 @@ impl<R: RuleSet> LeNode<R> {
 }
 
 impl<R: RuleSet> LeaderView for LeNode<R> {
-    type Height = Height;
-
     fn leader(&self) -> NodeId {
         self.height.lid
     }
+}
+
+impl<R: RuleSet> HeightView for LeNode<R> {
+    type Height = Height;
 
     fn height(&self) -> Height {
         self.height

@@ -10,7 +10,7 @@
 //! and stateright's actor APIs).
 //!
 //! Observers (safety monitors, metrics) read node state only through the small view
-//! traits [`LeaderView`] and [`TokenView`].
+//! traits [`HeightView`], [`LeaderView`], [`RouteView`] and [`TokenView`].
 //!
 //! # Writing a protocol
 //!
@@ -354,30 +354,29 @@ pub trait Protocol: Clone + Debug + Hash + Eq + Send + Sync + Sized + 'static {
     }
 }
 
-/// What monitors read from a leader-election node.
-pub trait LeaderView {
+/// What monitors read from a node whose links are oriented by heights (leader
+/// election, routes): its own height and its views of its neighbours' heights, from
+/// which the monitors count stale views and sinks ([`crate::observe::views`]).
+pub trait HeightView {
     /// A node's height: totally ordered; each link points from its higher end to its
     /// lower end.
     type Height: Ord + Clone + Debug;
-    /// The node this node believes leads its component.
-    fn leader(&self) -> NodeId;
     /// This node's own height.
     fn height(&self) -> Self::Height;
     /// What this node believes neighbour `j`'s height is, if it knows `j`.
     fn neighbour_height(&self, j: NodeId) -> Option<Self::Height>;
 }
 
+/// What monitors read from a leader-election node.
+pub trait LeaderView: HeightView {
+    /// The node this node believes leads its component.
+    fn leader(&self) -> NodeId;
+}
+
 /// What monitors read from a node of the route family (a destination-oriented DAG).
-pub trait RouteView: Protocol {
-    /// A node's height: totally ordered; each link points from its higher end to its
-    /// lower end.
-    type Height: Ord + Clone + Debug;
+pub trait RouteView: Protocol + HeightView {
     /// The destination of a run configured with `config` (its height never changes).
     fn destination(config: &Self::Config) -> NodeId;
-    /// This node's own height.
-    fn height(&self) -> Self::Height;
-    /// What this node believes neighbour `j`'s height is, if it knows `j`.
-    fn neighbour_height(&self, j: NodeId) -> Option<Self::Height>;
 }
 
 /// The token holder at t = 0, a parameter of the token algorithms (`holder`, default

@@ -81,8 +81,8 @@
 
 use super::neighbour_map::NeighbourMap;
 use super::{
-    AlgoParams, Ctx, Message, ParamDef, ParamDefault, ParamKind, Protocol, ProtocolConfig,
-    RouteView,
+    AlgoParams, Ctx, HeightView, Message, ParamDef, ParamDefault, ParamKind, Protocol,
+    ProtocolConfig, RouteView,
 };
 use crate::NodeId;
 use crate::graph::bfs_forest;
@@ -320,11 +320,13 @@ impl<R: Reversal> Protocol for GbNode<R> {
 }
 
 impl<R: Reversal> RouteView for GbNode<R> {
-    type Height = GbHeight;
-
     fn destination(config: &RouteConfig) -> NodeId {
         config.dest
     }
+}
+
+impl<R: Reversal> HeightView for GbNode<R> {
+    type Height = GbHeight;
 
     fn height(&self) -> GbHeight {
         self.height

@@ -70,6 +70,7 @@ pub mod params;
 pub mod plot;
 pub mod protocol;
 pub mod registry;
+pub mod replay;
 pub mod report;
 pub mod results;
 pub mod run;

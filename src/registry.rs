@@ -22,7 +22,7 @@ use crate::protocol::me_raymond::Raymond;
 use crate::protocol::me_rl::Rl;
 use crate::protocol::route_gb::{GbFull, GbPartial};
 use crate::protocol::{
-    AlgoParams, LeaderView, ParamDef, Protocol, ProtocolConfig, RouteView, TokenView,
+    AlgoParams, LeaderView, ParamDef, Protocol, ProtocolConfig, ReplayView, RouteView, TokenView,
 };
 use crate::run::RunOutput;
 use crate::sim::RunConfig;
@@ -92,6 +92,7 @@ pub struct AlgorithmDef {
     pub message_kinds: &'static [&'static str],
     runner: Runner,
     checker: crate::check::CheckRunner,
+    replayer: crate::replay::Replayer,
 }
 
 impl AlgorithmDef {
@@ -111,6 +112,7 @@ const fn entry<P: Protocol>(
     family: Family,
     runner: Runner,
     checker: crate::check::CheckRunner,
+    replayer: crate::replay::Replayer,
 ) -> AlgorithmDef {
     AlgorithmDef {
         name,
@@ -121,38 +123,56 @@ const fn entry<P: Protocol>(
         message_kinds: <P::Msg as crate::protocol::Message>::KINDS,
         runner,
         checker,
+        replayer,
     }
 }
 
 /// A leader-election algorithm: runs with the leader-election monitor and metrics.
-pub const fn leader_election<P: Protocol + LeaderView>(
+pub const fn leader_election<P: Protocol + LeaderView + ReplayView>(
     name: &'static str,
     description: &'static str,
 ) -> AlgorithmDef {
     let runner: Runner = family::leader_election::run::<P>;
     let checker: crate::check::CheckRunner = crate::check::run_leader_election::<P>;
-    entry::<P>(name, description, Family::LeaderElection, runner, checker)
+    let replayer: crate::replay::Replayer = crate::replay::leader_election::<P>;
+    entry::<P>(
+        name,
+        description,
+        Family::LeaderElection,
+        runner,
+        checker,
+        replayer,
+    )
 }
 
 /// A mutual-exclusion algorithm: runs with the workload, the mutual-exclusion monitors
 /// and metrics.
-pub const fn mutual_exclusion<P: Protocol + TokenView>(
+pub const fn mutual_exclusion<P: Protocol + TokenView + ReplayView>(
     name: &'static str,
     description: &'static str,
 ) -> AlgorithmDef {
     let runner: Runner = family::mutual_exclusion::run::<P>;
     let checker: crate::check::CheckRunner = crate::check::run_mutual_exclusion::<P>;
-    entry::<P>(name, description, Family::MutualExclusion, runner, checker)
+    let replayer: crate::replay::Replayer = crate::replay::mutual_exclusion::<P>;
+    entry::<P>(
+        name,
+        description,
+        Family::MutualExclusion,
+        runner,
+        checker,
+        replayer,
+    )
 }
 
 /// A route-family algorithm: runs with the destination-orientation monitor and metrics.
-pub const fn route<P: Protocol + RouteView>(
+pub const fn route<P: Protocol + RouteView + ReplayView>(
     name: &'static str,
     description: &'static str,
 ) -> AlgorithmDef {
     let runner: Runner = family::route::run::<P>;
     let checker: crate::check::CheckRunner = crate::check::run_route::<P>;
-    entry::<P>(name, description, Family::Route, runner, checker)
+    let replayer: crate::replay::Replayer = crate::replay::route::<P>;
+    entry::<P>(name, description, Family::Route, runner, checker, replayer)
 }
 
 /// A registered algorithm: a small copyable handle on its [`REGISTRY`] entry.
@@ -236,6 +256,29 @@ impl Algorithm {
         output.summary.algorithm = self.name();
         output.summary.wall_time_s = started.elapsed().as_secs_f64();
         output
+    }
+
+    /// [`Self::run`] with a recorder for the replay viewer ([`crate::replay`]): the
+    /// run's output (its violations kept whole, up to [`crate::replay::MAX_MARKS`]) and
+    /// the events of `window`.
+    ///
+    /// # Panics
+    /// If a node-id parameter names no node of the timeline.
+    pub fn replay(
+        self,
+        params: &AlgoParams,
+        timeline: &LinkTimeline,
+        config: RunConfig,
+        window: crate::replay::Window,
+    ) -> (RunOutput, crate::replay::document::Recorded) {
+        if let Err(e) = self.check_node_ids(params, timeline.node_count) {
+            panic!("{}: {e}", self.name());
+        }
+        let started = Instant::now();
+        let (mut output, recorded) = (self.def().replayer)(params, timeline, config, window);
+        output.summary.algorithm = self.name();
+        output.summary.wall_time_s = started.elapsed().as_secs_f64();
+        (output, recorded)
     }
 
     /// Checks every interleaving of a small configuration exhaustively

@@ -72,6 +72,9 @@ pub struct RunOutput {
     pub summary: RunSummary,
     /// The per-event records.
     pub events: EventRecords,
+    /// The first violations, whole, as many as the run was asked to keep
+    /// ([`crate::family::Extra::keep_violations`]; none in a plain run).
+    pub violations: Vec<crate::observe::safety::Violation>,
 }
 
 impl RunOutput {

@@ -28,7 +28,10 @@ use crate::NodeId;
 use crate::input::{InputError, Location};
 use crate::protocol::AppEvent;
 use crate::registry::Algorithm;
-use crate::sim::{Script, SimTime};
+use crate::sim::{
+    ChangeMode, CsTime, DelayModel, Duration, LinkBreak, NetworkConfig, RunConfig, Script, SimTime,
+    WorkloadConfig,
+};
 use crate::topology::events::{LinkChange, LinkEvent, LinkInterval, LinkTimeline};
 use std::collections::BTreeMap;
 
@@ -246,6 +249,32 @@ impl Scenario {
             node_count: self.nodes,
             intervals,
             events,
+        })
+    }
+
+    /// The run configuration that replays it: delays and the workload's draws replaced
+    /// by the script; the checker's semantics otherwise (drain, changes told at once,
+    /// applied when they happen). `delay` only matters for messages the script does not
+    /// deliver (none, in a scenario the checker wrote).
+    pub fn config(&self, delay: DelayModel, seed: u64) -> Result<RunConfig, String> {
+        Ok(RunConfig {
+            network: NetworkConfig {
+                delay,
+                link_break: LinkBreak::Drain,
+                detection_delay: Duration(0),
+                changes: ChangeMode::Overlap,
+            },
+            workload: self
+                .algorithm
+                .family()
+                .needs_workload()
+                .then_some(WorkloadConfig {
+                    rate: 1.0,
+                    cs_time: CsTime::Constant(Duration(1)),
+                }),
+            duration: self.duration(),
+            seed,
+            script: Some(std::sync::Arc::new(self.script()?)),
         })
     }
 

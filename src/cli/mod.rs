@@ -8,6 +8,7 @@ mod algorithms_cmd;
 mod bench_cmd;
 mod check_cmd;
 mod demo_cmd;
+mod replay_cmd;
 mod report_cmd;
 mod run_cmd;
 mod slurm_cmd;
@@ -36,6 +37,9 @@ pub enum Command {
     Trace(trace_cmd::TraceCommand),
     /// Simulate one algorithm on one mobility scenario and print its summary.
     Run(run_cmd::RunArgs),
+    /// Write one run as a self-contained HTML page that animates it: nodes, links
+    /// oriented by height, leaders, tokens, messages, topology changes, violations.
+    Replay(replay_cmd::ReplayArgs),
     /// Check every interleaving of a small configuration exhaustively (exit 1: a property
     /// is violated, with a shortest execution).
     Check(check_cmd::CheckArgs),
@@ -80,6 +84,7 @@ pub fn main() -> ExitCode {
         Command::Demo(args) => demo_cmd::run(args),
         Command::Trace(cmd) => trace_cmd::run(cmd),
         Command::Run(args) => run_cmd::run(args),
+        Command::Replay(args) => replay_cmd::run(args),
         Command::Check(args) => check_cmd::run(args),
         Command::Algorithms(args) => algorithms_cmd::run(args),
         Command::Sweep(args) => sweep_cmd::run(args),

@@ -236,22 +236,56 @@ fn run_config(args: &RunArgs, algo: Algorithm, trace: &Trace) -> Result<RunConfi
     })
 }
 
-pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
-    if let Some(path) = &args.scenario {
-        return run_scenario(&args, path);
-    }
-    let algo = args.algo.expect("clap requires --algo without --scenario");
-    let algo_params = algorithm_params(algo, &args.params)?;
-    let (trace, timeline) = mobility(&args)?;
-    algo.check_node_ids(&algo_params, timeline.node_count)
-        .map_err(|e| InputError::parameter("param", e))?;
-    let config = run_config(&args, algo, &trace)?;
-    let output = algo.run(&algo_params, &timeline, config);
-    report(&args, &output, &algo_params)
+/// A run ready to go: the algorithm, its parameters, the link timeline and the run
+/// configuration, and the trace it came from (none for a scenario).
+pub(super) struct Prepared {
+    pub algo: Algorithm,
+    pub params: AlgoParams,
+    pub timeline: LinkTimeline,
+    pub config: RunConfig,
+    pub trace: Option<Trace>,
 }
 
-/// `run --scenario FILE`: the checker's execution, scripted, through the simulator.
-fn run_scenario(args: &RunArgs, path: &std::path::Path) -> anyhow::Result<Outcome> {
+/// Checks the flags and loads or generates the input.
+pub(super) fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
+    if let Some(path) = &args.scenario {
+        return prepare_scenario(args, path);
+    }
+    let algo = args.algo.expect("clap requires --algo without --scenario");
+    let params = algorithm_params(algo, &args.params)?;
+    let (trace, timeline) = mobility(args)?;
+    algo.check_node_ids(&params, timeline.node_count)
+        .map_err(|e| InputError::parameter("param", e))?;
+    let config = run_config(args, algo, &trace)?;
+    Ok(Prepared {
+        algo,
+        params,
+        timeline,
+        config,
+        trace: Some(trace),
+    })
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
+    let run = prepare(&args)?;
+    let output = run.algo.run(&run.params, &run.timeline, run.config);
+    report(&args, &output, &run.params)?;
+    if let Some(v) = output
+        .summary
+        .first_violation
+        .as_ref()
+        .filter(|_| !args.json)
+    {
+        println!(
+            "replay it               {}",
+            super::replay_cmd::command_for_violation(v.time_s)
+        );
+    }
+    Ok(Outcome::Success)
+}
+
+/// `--scenario FILE`: the checker's execution, scripted, through the simulator.
+fn prepare_scenario(args: &RunArgs, path: &std::path::Path) -> anyhow::Result<Prepared> {
     use crate::check::scenario::Scenario;
     let text = std::fs::read_to_string(path)
         .map_err(|e| InputError::file(path, format!("cannot read the scenario: {e}")))?;
@@ -270,38 +304,26 @@ fn run_scenario(args: &RunArgs, path: &std::path::Path) -> anyhow::Result<Outcom
     }
     let located =
         |e: String| InputError::new(crate::input::Location::file(path.display().to_string()), e);
-    let algo_params = algorithm_params(algo, &scenario.params)?;
+    let params = algorithm_params(algo, &scenario.params)?;
     let timeline = scenario.timeline().map_err(located)?;
-    let script = scenario.script().map_err(located)?;
-    algo.check_node_ids(&algo_params, timeline.node_count)
+    let config = scenario.config(args.delay, args.seed).map_err(located)?;
+    algo.check_node_ids(&params, timeline.node_count)
         .map_err(|e| InputError::parameter("param", e))?;
-    // Delays and the workload's draws are replaced by the script; the checker's
-    // semantics otherwise: drain, changes told at once, applied when they happen.
-    let config = RunConfig {
-        network: NetworkConfig {
-            delay: args.delay,
-            link_break: LinkBreak::Drain,
-            detection_delay: crate::sim::Duration(0),
-            changes: ChangeMode::Overlap,
-        },
-        workload: algo.family().needs_workload().then_some(WorkloadConfig {
-            rate: 1.0,
-            cs_time: CsTime::Constant(crate::sim::Duration(1)),
-        }),
-        duration: scenario.duration(),
-        seed: args.seed,
-        script: Some(std::sync::Arc::new(script)),
-    };
-    let output = algo.run(&algo_params, &timeline, config);
-    report(args, &output, &algo_params)
+    Ok(Prepared {
+        algo,
+        params,
+        timeline,
+        config,
+        trace: None,
+    })
 }
 
 /// Prints a run's summary (JSON or a table).
-fn report(
+pub(super) fn report(
     args: &RunArgs,
     output: &crate::run::RunOutput,
     algo_params: &AlgoParams,
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<()> {
     if args.json {
         let mut json = serde_json::to_value(&output.summary)?;
         let params: serde_json::Map<String, serde_json::Value> = algo_params
@@ -313,7 +335,7 @@ fn report(
     } else {
         print_summary(&output.summary, algo_params);
     }
-    Ok(Outcome::Success)
+    Ok(())
 }
 
 /// Checks `--param KEY=VALUE` flags against the algorithm's declared parameters.

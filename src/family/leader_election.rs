@@ -4,11 +4,13 @@
 //! docs of [`crate::observe::le`], whose monitor watches every run through the
 //! [`LeaderView`] trait.
 
-use super::{Family, FamilyMetrics, Metric, MetricValue, count, message_counts, messages, real};
+use super::{
+    Extra, Family, FamilyMetrics, Metric, MetricValue, count, message_counts, messages, real,
+};
 use crate::observe::le::LeMonitor;
 use crate::protocol::{AlgoParams, LeaderView, Protocol, ProtocolConfig};
 use crate::run::{EventRecords, RunOutput, base_summary, mean, quantile, ratio};
-use crate::sim::{RunConfig, Simulation};
+use crate::sim::{Observer, RunConfig, Simulation};
 use crate::topology::events::LinkTimeline;
 
 /// The per-run metrics, in column order.
@@ -34,10 +36,21 @@ pub fn run<P: Protocol + LeaderView>(
     timeline: &LinkTimeline,
     config: RunConfig,
 ) -> RunOutput {
-    let mut sim =
-        Simulation::<P>::configured(timeline, config.clone(), &P::Config::from_params(params));
+    run_with::<P, ()>(params, timeline, config, Extra::none())
+}
+
+/// [`run`], with `extra`'s observer told everything after the monitor.
+pub fn run_with<P: Protocol + LeaderView, O: Observer<P>>(
+    params: &AlgoParams,
+    timeline: &LinkTimeline,
+    config: RunConfig,
+    extra: Extra<'_, P, O>,
+) -> RunOutput {
+    let protocol = P::Config::from_params(params);
+    let mut sim = Simulation::<P>::starting(timeline, config.clone(), &protocol, extra.states);
     let mut monitor = LeMonitor::new();
-    sim.run(&mut monitor);
+    monitor.safety.keep = extra.keep_violations;
+    sim.run(&mut (&mut monitor, extra.observer));
     let counters = sim.counters();
     let n = sim.nodes().len();
     let records = &monitor.records;
@@ -66,6 +79,7 @@ pub fn run<P: Protocol + LeaderView>(
     let summary = base_summary(&config, n, counters, &monitor.safety, metrics);
     RunOutput {
         summary,
+        violations: std::mem::take(&mut monitor.safety.kept),
         events: EventRecords::Changes(monitor.records),
     }
 }

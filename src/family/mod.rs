@@ -25,6 +25,31 @@ use crate::sim::RunCounters;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 
+/// What a caller adds to one run of a family: an observer told everything after the
+/// family's monitors (the replay recorder), how many safety violations to keep whole
+/// ([`crate::run::RunOutput::violations`]), and the nodes' states at t = 0 when they
+/// are not the protocol's initial ones (the slides' examples start mid-run).
+pub struct Extra<'a, P, O> {
+    /// Told of every event after the monitors.
+    pub observer: &'a mut O,
+    /// Violations kept whole, from the first (0: only the first, in the summary).
+    pub keep_violations: usize,
+    /// Every node's state at t = 0; `None`: the protocol's initial states.
+    pub states: Option<Vec<P>>,
+}
+
+impl<P> Extra<'static, P, ()> {
+    /// Nothing extra: a plain run.
+    pub fn none() -> Self {
+        // A unit observer holds no state, so leaking one allocates nothing.
+        Extra {
+            observer: Box::leak(Box::new(())),
+            keep_violations: 0,
+            states: None,
+        }
+    }
+}
+
 /// A problem with its own correctness notion and metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {

@@ -4,13 +4,13 @@
 //! [`crate::observe::me`] watch every run through the [`TokenView`] trait.
 
 use super::{
-    Family, FamilyMetrics, Metric, MetricValue, ROUTE_REPLY, ROUTE_REQUEST, count, message_counts,
-    messages, real,
+    Extra, Family, FamilyMetrics, Metric, MetricValue, ROUTE_REPLY, ROUTE_REQUEST, count,
+    message_counts, messages, real,
 };
 use crate::observe::me::MeMonitor;
 use crate::protocol::{AlgoParams, Protocol, ProtocolConfig, TokenView};
 use crate::run::{EventRecords, RunOutput, base_summary, mean, quantile, ratio};
-use crate::sim::{RunConfig, Simulation};
+use crate::sim::{Observer, RunConfig, Simulation};
 use crate::topology::events::LinkTimeline;
 
 /// The per-run metrics, in column order.
@@ -51,10 +51,21 @@ pub fn run<P: Protocol + TokenView>(
     timeline: &LinkTimeline,
     config: RunConfig,
 ) -> RunOutput {
+    run_with::<P, ()>(params, timeline, config, Extra::none())
+}
+
+/// [`run`], with `extra`'s observer told everything after the monitor.
+pub fn run_with<P: Protocol + TokenView, O: Observer<P>>(
+    params: &AlgoParams,
+    timeline: &LinkTimeline,
+    config: RunConfig,
+    extra: Extra<'_, P, O>,
+) -> RunOutput {
     let protocol = P::Config::from_params(params);
-    let mut sim = Simulation::<P>::configured(timeline, config.clone(), &protocol);
+    let mut sim = Simulation::<P>::starting(timeline, config.clone(), &protocol, extra.states);
     let mut monitor = MeMonitor::new(P::tokens(&protocol));
-    sim.run(&mut monitor);
+    monitor.safety.keep = extra.keep_violations;
+    sim.run(&mut (&mut monitor, extra.observer));
     let counters = sim.counters();
     let requests = sim.requests().to_vec();
     let mut waits: Vec<f64> = requests
@@ -82,6 +93,7 @@ pub fn run<P: Protocol + TokenView>(
     );
     RunOutput {
         summary,
+        violations: std::mem::take(&mut monitor.safety.kept),
         events: EventRecords::Requests(requests),
     }
 }

@@ -5,11 +5,13 @@
 //! partitioned components) are in the docs of [`crate::observe::route`], whose monitor
 //! watches every run through the [`RouteView`] trait.
 
-use super::{Family, FamilyMetrics, Metric, MetricValue, count, message_counts, messages, real};
+use super::{
+    Extra, Family, FamilyMetrics, Metric, MetricValue, count, message_counts, messages, real,
+};
 use crate::observe::route::RouteMonitor;
 use crate::protocol::{AlgoParams, Protocol, ProtocolConfig, RouteView};
 use crate::run::{EventRecords, RunOutput, base_summary, mean, quantile, ratio};
-use crate::sim::{RunConfig, Simulation};
+use crate::sim::{Observer, RunConfig, Simulation};
 use crate::topology::events::LinkTimeline;
 
 /// The per-run metrics, in column order. The per-change means are over the changes
@@ -50,10 +52,21 @@ pub fn run<P: Protocol + RouteView>(
     timeline: &LinkTimeline,
     config: RunConfig,
 ) -> RunOutput {
+    run_with::<P, ()>(params, timeline, config, Extra::none())
+}
+
+/// [`run`], with `extra`'s observer told everything after the monitor.
+pub fn run_with<P: Protocol + RouteView, O: Observer<P>>(
+    params: &AlgoParams,
+    timeline: &LinkTimeline,
+    config: RunConfig,
+    extra: Extra<'_, P, O>,
+) -> RunOutput {
     let protocol = P::Config::from_params(params);
-    let mut sim = Simulation::<P>::configured(timeline, config.clone(), &protocol);
+    let mut sim = Simulation::<P>::starting(timeline, config.clone(), &protocol, extra.states);
     let mut monitor = RouteMonitor::<P::Height>::new(P::destination(&protocol));
-    sim.run(&mut monitor);
+    monitor.safety.keep = extra.keep_violations;
+    sim.run(&mut (&mut monitor, extra.observer));
     let counters = sim.counters();
     let n = sim.nodes().len();
     let records = &monitor.records;
@@ -89,6 +102,7 @@ pub fn run<P: Protocol + RouteView>(
     let summary = base_summary(&config, n, counters, &monitor.safety, metrics);
     RunOutput {
         summary,
+        violations: std::mem::take(&mut monitor.safety.kept),
         events: EventRecords::RouteChanges(monitor.records),
     }
 }

@@ -26,14 +26,34 @@ pub struct SafetyLog {
     pub count: u64,
     /// The first violation, kept to reproduce it; `None` if there was none.
     pub first: Option<Violation>,
+    /// How many violations to keep whole in [`Self::kept`] (0 in sweeps: describing
+    /// every incident of a broken algorithm would cost more than the run).
+    #[serde(skip)]
+    pub keep: usize,
+    /// The first [`Self::keep`] violations, in order (the replay viewer marks each).
+    #[serde(skip)]
+    pub kept: Vec<Violation>,
 }
 
 impl SafetyLog {
-    /// Counts a violation; builds its description only for the first one.
+    /// A log that keeps the first `keep` violations whole.
+    pub fn keeping(keep: usize) -> Self {
+        Self {
+            keep,
+            ..Self::default()
+        }
+    }
+
+    /// Counts a violation; builds its description only for the first one (and the
+    /// first [`Self::keep`]).
     pub fn record(&mut self, describe: impl FnOnce() -> Violation) {
         self.count += 1;
-        if self.first.is_none() {
-            self.first = Some(describe());
+        if self.first.is_none() || self.kept.len() < self.keep {
+            let violation = describe();
+            if self.kept.len() < self.keep {
+                self.kept.push(violation.clone());
+            }
+            self.first.get_or_insert(violation);
         }
     }
 }

@@ -345,6 +345,32 @@ impl HeightView for LeIngram {
     }
 }
 
+impl super::ReplayView for LeIngram {
+    fn label(&self) -> String {
+        self.height.to_string()
+    }
+
+    fn points_to(&self, _peer: NodeId, other: &Self) -> Option<bool> {
+        super::points_down(self, other)
+    }
+
+    fn describe(&self) -> String {
+        let mut out = format!(
+            "height {}\nleader {}\nelections {}\n",
+            self.height,
+            LeaderView::leader(self),
+            self.elections
+        );
+        for (j, h) in self.neighbours.iter() {
+            out.push_str(&format!("view of {j}: {h}\n"));
+        }
+        for j in &self.forming {
+            out.push_str(&format!("link to {j} forming (no Update yet)\n"));
+        }
+        out
+    }
+}
+
 impl Protocol for LeIngram {
     type Msg = IngramMsg;
     type Config = IngramConfig;

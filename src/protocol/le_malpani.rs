@@ -395,6 +395,27 @@ impl<R: RuleSet> HeightView for LeNode<R> {
     }
 }
 
+impl<R: RuleSet> super::ReplayView for LeNode<R> {
+    fn label(&self) -> String {
+        self.height.to_string()
+    }
+
+    fn points_to(&self, _peer: NodeId, other: &Self) -> Option<bool> {
+        super::points_down(self, other)
+    }
+
+    fn describe(&self) -> String {
+        let mut out = format!("height {}\nleader {}\n", self.height, self.height.lid);
+        for (j, h) in self.neighbours.iter() {
+            match h {
+                Some(h) => out.push_str(&format!("view of {j}: {h}\n")),
+                None => out.push_str(&format!("view of {j}: (no Update yet)\n")),
+            }
+        }
+        out
+    }
+}
+
 impl<R: RuleSet> Protocol for LeNode<R> {
     type Msg = LeMsg;
 

@@ -143,6 +143,20 @@ impl Protocol for Krl {
     }
 }
 
+impl super::ReplayView for Krl {
+    fn label(&self) -> String {
+        self.0.label()
+    }
+
+    fn points_to(&self, peer: NodeId, other: &Self) -> Option<bool> {
+        self.0.points_to(peer, &other.0)
+    }
+
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+}
+
 impl TokenView for Krl {
     fn tokens(config: &KrlConfig) -> u32 {
         config.k

@@ -262,6 +262,34 @@ impl Protocol for Raymond {
     }
 }
 
+impl super::ReplayView for Raymond {
+    fn label(&self) -> String {
+        if self.holder == self.me {
+            "HOLDER = self".to_string()
+        } else {
+            format!("HOLDER = {}", self.holder)
+        }
+    }
+
+    /// Along `HOLDER`: towards the privilege; links off the tree are not oriented.
+    fn points_to(&self, peer: NodeId, other: &Self) -> Option<bool> {
+        if self.holder == peer && self.holder != self.me {
+            Some(true)
+        } else if other.holder == self.me && other.holder != other.me {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "HOLDER {}\nUSING {}\nASKED {}\nREQUEST_Q {:?}\n",
+            self.holder, self.using, self.asked, self.request_q
+        )
+    }
+}
+
 impl TokenView for Raymond {
     /// `HOLDER = self`: sending the privilege sets `HOLDER` to the receiver, so a token in
     /// flight is held by nobody.

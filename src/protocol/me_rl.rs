@@ -705,6 +705,44 @@ impl Protocol for Rl {
     }
 }
 
+impl super::ReplayView for Rl {
+    fn label(&self) -> String {
+        self.my_height.to_string()
+    }
+
+    /// From the higher height to the lower, by the nodes' own heights (each node's view
+    /// of the other may lag).
+    fn points_to(&self, _peer: NodeId, other: &Self) -> Option<bool> {
+        Some(self.my_height > other.my_height)
+    }
+
+    fn describe(&self) -> String {
+        let mut out = format!(
+            "height {}\nstatus {:?}\ntokens {}\nnext {}\nqueue {:?}\n",
+            self.my_height, self.status, self.tokens, self.next, self.queue
+        );
+        for (j, link) in &self.links {
+            match link {
+                Link::Forming { form_height } => out.push_str(&format!(
+                    "link to {j} forming (height then {form_height})\n"
+                )),
+                Link::Neighbour {
+                    height,
+                    received_li,
+                } => out.push_str(&format!(
+                    "view of {j}: {height}{}\n",
+                    if *received_li {
+                        ""
+                    } else {
+                        " (LinkInfo awaited)"
+                    }
+                )),
+            }
+        }
+        out
+    }
+}
+
 impl TokenView for Rl {
     /// `tokenHolder`: cleared when the token is sent, so a token in flight is held by
     /// nobody.

@@ -367,6 +367,29 @@ pub trait HeightView {
     fn neighbour_height(&self, j: NodeId) -> Option<Self::Height>;
 }
 
+/// What the replay viewer ([`crate::replay`]) draws of a node, in every family: the
+/// label next to it, the orientation of its links, and its panel. Text only: the core
+/// says what its state is, the viewer decides how it looks.
+pub trait ReplayView: Protocol {
+    /// The node's height (or whatever orients its links) as a short label, e.g. the
+    /// six-tuple `(0, 0, 0, 0, 3, 3)`.
+    fn label(&self) -> String;
+    /// Whether the link between this node and `peer` (in state `other`) points from
+    /// this node to `peer` in the orientation the algorithm maintains (from the higher
+    /// height to the lower); `None` for a link the algorithm does not orient (a link
+    /// off Raymond's tree).
+    fn points_to(&self, peer: NodeId, other: &Self) -> Option<bool>;
+    /// The node's state for its panel, one item per line: its height, its view of each
+    /// neighbour, its queue.
+    fn describe(&self) -> String;
+}
+
+/// [`ReplayView::points_to`] for protocols whose links point from the higher height to
+/// the lower ([`HeightView`]; heights are distinct, ties broken by node id).
+pub fn points_down<P: HeightView>(me: &P, other: &P) -> Option<bool> {
+    Some(me.height() > other.height())
+}
+
 /// What monitors read from a leader-election node.
 pub trait LeaderView: HeightView {
     /// The node this node believes leads its component.

@@ -337,6 +337,27 @@ impl<R: Reversal> HeightView for GbNode<R> {
     }
 }
 
+impl<R: Reversal> super::ReplayView for GbNode<R> {
+    fn label(&self) -> String {
+        self.height.to_string()
+    }
+
+    fn points_to(&self, _peer: NodeId, other: &Self) -> Option<bool> {
+        super::points_down(self, other)
+    }
+
+    fn describe(&self) -> String {
+        let mut out = format!("height {}\ndestination {}\n", self.height, self.dest);
+        for (j, h) in self.neighbours.iter() {
+            out.push_str(&format!("view of {j}: {h}\n"));
+        }
+        for j in &self.forming {
+            out.push_str(&format!("link to {j} forming (no Height yet)\n"));
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

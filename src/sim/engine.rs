@@ -111,6 +111,10 @@ pub struct World<'a, P> {
 
 /// Metric collectors and safety monitors hook in here (see `observe`).
 pub trait Observer<P: Protocol> {
+    /// Whether the observer wants [`Observer::on_send`] (the simulator then keeps a
+    /// list of the hops each event sends; the monitors do not need it).
+    const NARRATES: bool = false;
+
     /// The run starts: nodes are in their initial states, nothing has happened.
     fn on_start(&mut self, world: &World<'_, P>) {
         let _ = world;
@@ -128,10 +132,84 @@ pub trait Observer<P: Protocol> {
     fn finish(&mut self, world: &World<'_, P>) {
         let _ = world;
     }
+    /// An event is about to be handled (before any of its effects): what it is. Told
+    /// only to an observer that [`Observer::NARRATES`] (the replay viewer); the
+    /// monitors judge states, not events.
+    fn before_event(&mut self, now: SimTime, what: Happening) {
+        let _ = (now, what);
+    }
+    /// A hop `from → to` of a message of kind `kind` was put on the link during the
+    /// event just handled, to arrive at `arrives` (told, in sending order, just before
+    /// [`Observer::after_event`], and only to an observer that [`Observer::NARRATES`]).
+    /// Hops over one directed link arrive in the order they were sent.
+    fn on_send(&mut self, from: NodeId, to: NodeId, kind: &'static str, arrives: SimTime) {
+        let _ = (from, to, kind, arrives);
+    }
+    /// The oldest hop on the directed link `from → to` arrived: handed to `to`
+    /// (`delivered`), or lost because the link broke under it (`drop`).
+    fn on_arrive(&mut self, from: NodeId, to: NodeId, delivered: bool) {
+        let _ = (from, to, delivered);
+    }
+}
+
+/// What an event is, as [`Observer::before_event`] is told.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Happening {
+    /// The next change of the trace is due (applied at once, or queued in `serialize`
+    /// mode; [`Observer::on_change`] follows when it is applied).
+    Change,
+    /// A detected link break is told to its endpoints (detection delay).
+    Notify(NodeId, NodeId),
+    /// A hop arrives at `to` from `from`.
+    Deliver(NodeId, NodeId),
+    /// A node starts ([`Protocol::STARTS`]).
+    Start(NodeId),
+    /// A route discovery for a routed message waiting at the node finished.
+    Discovered(NodeId),
+    /// The node's application requests the critical section.
+    Request(NodeId),
+    /// The node's application leaves the critical section.
+    Release(NodeId),
+    /// A timer the node set fires.
+    Timer(NodeId),
 }
 
 /// An observer that observes nothing.
 impl<P: Protocol> Observer<P> for () {}
+
+/// Two observers, told of everything in turn: the first, then the second.
+impl<P: Protocol, A: Observer<P>, B: Observer<P>> Observer<P> for (&mut A, &mut B) {
+    const NARRATES: bool = A::NARRATES || B::NARRATES;
+
+    fn on_start(&mut self, world: &World<'_, P>) {
+        self.0.on_start(world);
+        self.1.on_start(world);
+    }
+    fn on_change(&mut self, change: LinkChange, a: NodeId, b: NodeId, world: &World<'_, P>) {
+        self.0.on_change(change, a, b, world);
+        self.1.on_change(change, a, b, world);
+    }
+    fn after_event(&mut self, world: &World<'_, P>) {
+        self.0.after_event(world);
+        self.1.after_event(world);
+    }
+    fn finish(&mut self, world: &World<'_, P>) {
+        self.0.finish(world);
+        self.1.finish(world);
+    }
+    fn before_event(&mut self, now: SimTime, what: Happening) {
+        self.0.before_event(now, what);
+        self.1.before_event(now, what);
+    }
+    fn on_send(&mut self, from: NodeId, to: NodeId, kind: &'static str, arrives: SimTime) {
+        self.0.on_send(from, to, kind, arrives);
+        self.1.on_send(from, to, kind, arrives);
+    }
+    fn on_arrive(&mut self, from: NodeId, to: NodeId, delivered: bool) {
+        self.0.on_arrive(from, to, delivered);
+        self.1.on_arrive(from, to, delivered);
+    }
+}
 
 enum Event<M> {
     /// The next link event of the timeline is due.
@@ -169,6 +247,9 @@ pub struct Simulation<'t, P: Protocol> {
     touched: Vec<NodeId>,
     disturbed: Vec<NodeId>,
     sent_by: Vec<(NodeId, u64)>,
+    /// Hops sent during this event (sender, receiver, kind, arrival), kept only for an
+    /// observer that [`Observer::NARRATES`].
+    hops: Option<Vec<(NodeId, NodeId, &'static str, SimTime)>>,
     /// `serialize` mode: trace changes waiting for the network to be quiet.
     pending_changes: VecDeque<(LinkChange, NodeId, NodeId)>,
 }
@@ -182,8 +263,28 @@ impl<'t, P: Protocol> Simulation<'t, P> {
 
     /// As [`Self::new`], with the protocol configured by `protocol`.
     pub fn configured(timeline: &'t LinkTimeline, config: RunConfig, protocol: &P::Config) -> Self {
+        Self::starting(timeline, config, protocol, None)
+    }
+
+    /// As [`Self::configured`], with the nodes in `states` at t = 0 instead of the
+    /// protocol's initial states (the slides' examples start mid-run).
+    ///
+    /// # Panics
+    /// If `states` does not have one state per node of the timeline.
+    pub fn starting(
+        timeline: &'t LinkTimeline,
+        config: RunConfig,
+        protocol: &P::Config,
+        states: Option<Vec<P>>,
+    ) -> Self {
         let n = timeline.node_count;
-        let nodes = P::initial_states(protocol, &timeline.initial_neighbours());
+        let nodes = match states {
+            Some(states) => {
+                assert_eq!(states.len(), n, "one starting state per node");
+                states
+            }
+            None => P::initial_states(protocol, &timeline.initial_neighbours()),
+        };
         let mut network = Network::new(timeline, config.network, config.seed);
         network.set_routing(protocol.routing());
         if let Some(script) = &config.script {
@@ -203,6 +304,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             touched: Vec::new(),
             disturbed: Vec::new(),
             sent_by: Vec::new(),
+            hops: None,
             pending_changes: VecDeque::new(),
         }
     }
@@ -254,6 +356,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
 
     /// Runs to the configured duration (or until nothing is left to do).
     pub fn run<O: Observer<P>>(&mut self, observer: &mut O) {
+        self.hops = O::NARRATES.then(Vec::new);
         observer.on_start(&self.world(0));
         if P::STARTS {
             for node in 0..self.nodes.len() {
@@ -301,7 +404,15 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             self.network.clear_moves();
             let index = self.counters.events;
             self.counters.events += 1;
+            if O::NARRATES {
+                observer.before_event(time, Self::happening(&event));
+            }
             self.handle(event, observer, index);
+            if let Some(hops) = &mut self.hops {
+                for (from, to, kind, arrives) in hops.drain(..) {
+                    observer.on_send(from, to, kind, arrives);
+                }
+            }
             observer.after_event(&self.world(index));
             if self.network.in_flight() > MAX_IN_FLIGHT {
                 // A message storm (a protocol whose messages multiply) would otherwise fill
@@ -328,6 +439,19 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         self.now = self.config.duration;
         let index = self.counters.events;
         observer.finish(&self.world(index));
+    }
+
+    fn happening(event: &Event<P::Msg>) -> Happening {
+        match *event {
+            Event::Topology(_) => Happening::Change,
+            Event::Notify { a, b, .. } => Happening::Notify(a, b),
+            Event::Deliver(ref m) => Happening::Deliver(m.from, m.to),
+            Event::Start(node) => Happening::Start(node),
+            Event::Discovered(ref p) => Happening::Discovered(p.at),
+            Event::Request(node) => Happening::Request(node),
+            Event::Release(node) => Happening::Release(node),
+            Event::Timer { node, .. } => Happening::Timer(node),
+        }
     }
 
     fn schedule_topology(&mut self, index: usize) {
@@ -435,7 +559,9 @@ impl<'t, P: Protocol> Simulation<'t, P> {
 
     fn deliver<O: Observer<P>>(&mut self, m: InFlight<P::Msg>, observer: &mut O, index: u64) {
         self.disturbed.push(m.to);
-        if self.network.arrive(&m, &mut self.counters) {
+        let delivered = self.network.arrive(&m, &mut self.counters);
+        observer.on_arrive(m.from, m.to, delivered);
+        if delivered {
             match m.route {
                 Some((origin, dest)) if dest != m.to => {
                     self.forward(m.to, origin, dest, m.msg, false)
@@ -505,6 +631,9 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             .network
             .send_hop(self.now, from, to, route, msg, &mut self.counters);
         if let Some((at, m)) = sent {
+            if let Some(hops) = &mut self.hops {
+                hops.push((from, to, crate::protocol::Message::kind(&m.msg), at));
+            }
             self.disturbed.push(m.to);
             self.queue.push(at, Event::Deliver(m));
         }

@@ -26,7 +26,7 @@ pub mod time;
 pub mod workload;
 
 pub use delay::DelayModel;
-pub use engine::{Observer, RunConfig, Simulation, World};
+pub use engine::{Happening, Observer, RunConfig, Simulation, World};
 pub use network::{ChangeMode, LinkBreak, NetworkConfig};
 pub use script::Script;
 pub use time::{Duration, SimTime};

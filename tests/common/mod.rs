@@ -8,6 +8,7 @@ use linkrev::sim::{
 use linkrev::topology::events::{LinkChange, LinkEvent, LinkInterval, LinkTimeline};
 
 /// A hand-written link timeline: `initial` links up from t = 0, then `events`.
+#[allow(dead_code)] // Not every test binary that includes this module uses it.
 pub fn timeline(
     n: usize,
     duration: f64,

@@ -1,0 +1,303 @@
+//! The replay viewer's driver: run an algorithm through the simulator with a recorder
+//! beside the family's monitors, and write one self-contained HTML file that animates
+//! the run (`linkrev replay`).
+//!
+//! The protocol core is the simulator's, unchanged: the recorder is one more
+//! [`crate::sim::Observer`], and what it draws of a node comes from the protocol's
+//! [`ReplayView`] (label, orientation of its links, panel text) and its family's view
+//! trait (leader, token, critical section, destination). So a new algorithm is drawn
+//! as soon as it implements `ReplayView`, which the registry's family constructors
+//! require.
+//!
+//! # The document (`linkrev-replay/1`)
+//!
+//! `run.html` embeds one JSON document ([`document::Document`]): the run's metadata,
+//! each node's motion as waypoints `[t, x, y]`, the state at the window's start
+//! (`initial`: links `[a, b, dir]` with `dir` 1 for `a → b`, -1 for `b → a`, 0 for an
+//! unoriented link; node drawings; messages on links), then one step per event with
+//! only what the event changed (links added, removed or turned; nodes whose drawing
+//! changed, whole; messages sent, delivered or lost), and the safety violations'
+//! onsets. The player (`player.html`, inline script, no external resources) replays the
+//! steps once at load and keeps a checkpoint every few hundred events, so seeking costs
+//! at most one checkpoint and a few hundred steps.
+
+pub mod document;
+pub mod recorder;
+pub mod scenarios;
+
+use crate::NodeId;
+use crate::family::{self, Extra};
+use crate::mobility::Trace;
+use crate::observe::safety::Violation;
+use crate::protocol::{
+    AlgoParams, LeaderView, Protocol, ProtocolConfig, ReplayView, RouteView, TokenView,
+};
+use crate::run::RunOutput;
+use crate::sim::{RunConfig, SimTime};
+use crate::topology::events::LinkTimeline;
+use document::{Document, FORMAT, Mark, Recorded};
+use recorder::Recorder;
+pub use recorder::Window;
+use std::path::Path;
+
+/// The player, with a placeholder where the document goes.
+const PLAYER: &str = include_str!("player.html");
+/// The placeholder in [`PLAYER`].
+const PLACEHOLDER: &str = "/*LINKREV_REPLAY_DATA*/";
+
+/// Violations marked on the timeline at most (a broken algorithm can have thousands;
+/// the first ones are the ones to look at, and the count is in the title).
+pub const MAX_MARKS: usize = 1_000;
+
+/// A node's roles in its family, as drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Roles {
+    /// The leader it believes in (leader election).
+    pub leader: Option<NodeId>,
+    /// It believes it leads its component.
+    pub leads: bool,
+    /// Tokens it holds (mutual exclusion).
+    pub tokens: u32,
+    /// It is in its critical section.
+    pub cs: bool,
+    /// It is the routes' destination.
+    pub destination: bool,
+}
+
+/// How a family runs one algorithm with a recorder: the registry keeps one per entry.
+pub type Replayer = fn(&AlgoParams, &LinkTimeline, RunConfig, Window) -> (RunOutput, Recorded);
+
+/// Records a leader-election run.
+pub fn leader_election<P: Protocol + LeaderView + ReplayView>(
+    params: &AlgoParams,
+    timeline: &LinkTimeline,
+    config: RunConfig,
+    window: Window,
+) -> (RunOutput, Recorded) {
+    leader_election_from::<P>(params, timeline, config, window, None)
+}
+
+/// Records a leader-election run whose nodes start in `states` (the protocol's initial
+/// states if `None`).
+pub fn leader_election_from<P: Protocol + LeaderView + ReplayView>(
+    params: &AlgoParams,
+    timeline: &LinkTimeline,
+    config: RunConfig,
+    window: Window,
+    states: Option<Vec<P>>,
+) -> (RunOutput, Recorded) {
+    let roles = |p: &P, id: NodeId| Roles {
+        leader: Some(p.leader()),
+        leads: p.leader() == id,
+        ..Roles::default()
+    };
+    let mut recorder = Recorder::new(window, Box::new(roles));
+    let extra = Extra {
+        observer: &mut recorder,
+        keep_violations: MAX_MARKS,
+        states,
+    };
+    let output = family::leader_election::run_with::<P, _>(params, timeline, config, extra);
+    (output, recorder.into_recorded())
+}
+
+/// Records a mutual-exclusion run.
+pub fn mutual_exclusion<P: Protocol + TokenView + ReplayView>(
+    params: &AlgoParams,
+    timeline: &LinkTimeline,
+    config: RunConfig,
+    window: Window,
+) -> (RunOutput, Recorded) {
+    let roles = |p: &P, _: NodeId| Roles {
+        tokens: p.tokens_held(),
+        cs: p.in_cs(),
+        ..Roles::default()
+    };
+    let mut recorder = Recorder::new(window, Box::new(roles));
+    let extra = Extra {
+        observer: &mut recorder,
+        keep_violations: MAX_MARKS,
+        states: None,
+    };
+    let output = family::mutual_exclusion::run_with::<P, _>(params, timeline, config, extra);
+    (output, recorder.into_recorded())
+}
+
+/// Records a route-family run.
+pub fn route<P: Protocol + RouteView + ReplayView>(
+    params: &AlgoParams,
+    timeline: &LinkTimeline,
+    config: RunConfig,
+    window: Window,
+) -> (RunOutput, Recorded) {
+    let dest = P::destination(&P::Config::from_params(params));
+    let roles = move |_: &P, id: NodeId| Roles {
+        destination: id == dest,
+        ..Roles::default()
+    };
+    let mut recorder = Recorder::new(window, Box::new(roles));
+    let extra = Extra {
+        observer: &mut recorder,
+        keep_violations: MAX_MARKS,
+        states: None,
+    };
+    let output = family::route::run_with::<P, _>(params, timeline, config, extra);
+    (output, recorder.into_recorded())
+}
+
+/// Where the nodes are: their motion and the area it spans.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    /// Width and height of the area, metres.
+    pub area: [f64; 2],
+    /// Per node: waypoints `[t, x, y]`.
+    pub motion: Vec<Vec<[f64; 3]>>,
+}
+
+impl Layout {
+    /// The trace's motion within `[from, to]`: each leg boundary in the window, and the
+    /// positions at both ends.
+    pub fn of_trace(trace: &Trace, from: f64, to: f64) -> Self {
+        let motion = trace
+            .nodes
+            .iter()
+            .map(|trajectory| {
+                let mut points = vec![at(from, trajectory.position(from))];
+                for leg in trajectory.legs() {
+                    if leg.start > from && leg.start < to {
+                        points.push(at(leg.start, leg.origin));
+                    }
+                }
+                points.push(at(to, trajectory.position(to)));
+                points
+            })
+            .collect();
+        Self {
+            area: [trace.area.width, trace.area.height],
+            motion,
+        }
+    }
+
+    /// Fixed positions (a scenario: the checker's graphs have no geometry).
+    pub fn fixed(area: [f64; 2], positions: &[(f64, f64)]) -> Self {
+        Self {
+            area,
+            motion: positions.iter().map(|&(x, y)| vec![[0.0, x, y]]).collect(),
+        }
+    }
+
+    /// `n` nodes evenly on a circle, node 0 at the top, clockwise.
+    pub fn circle(n: usize) -> Self {
+        let positions: Vec<(f64, f64)> = (0..n)
+            .map(|i| {
+                let angle = std::f64::consts::TAU * i as f64 / n.max(1) as f64;
+                (50.0 + 40.0 * angle.sin(), 50.0 - 40.0 * angle.cos())
+            })
+            .collect();
+        Self::fixed([100.0, 100.0], &positions)
+    }
+}
+
+fn at(t: f64, p: crate::mobility::trace::Point) -> [f64; 3] {
+    [t, p.x, p.y]
+}
+
+/// What the document says about where the run came from.
+#[derive(Clone, Debug)]
+pub struct Heading {
+    /// The page heading.
+    pub title: String,
+    /// The command that reproduces the file.
+    pub command: String,
+}
+
+/// Assembles the document from a recorded run.
+pub fn document(
+    algorithm: crate::registry::Algorithm,
+    heading: Heading,
+    layout: Layout,
+    window: Window,
+    output: &RunOutput,
+    recorded: Recorded,
+) -> Document {
+    let first = recorded.first_index.unwrap_or(0);
+    let steps = recorded.steps.len() as u64;
+    let violations = output
+        .violations
+        .iter()
+        .filter(|v| v.event_index >= first && v.event_index < first + steps)
+        .map(|v: &Violation| Mark {
+            t: v.time_s,
+            event: (v.event_index - first) as usize,
+            property: v.kind,
+            detail: if v.nodes.is_empty() {
+                v.detail.clone()
+            } else {
+                format!("{} (nodes {:?})", v.detail, v.nodes)
+            },
+        })
+        .collect();
+    Document {
+        format: FORMAT,
+        title: heading.title,
+        command: heading.command,
+        family: algorithm.family().name(),
+        algorithm: algorithm.name(),
+        nodes: layout.motion.len(),
+        area: layout.area,
+        from: window.from.as_secs_f64(),
+        to: window.to.as_secs_f64(),
+        motion: layout.motion,
+        initial: recorded.initial,
+        events: recorded.steps,
+        violations,
+    }
+}
+
+/// The player with `document` embedded: one self-contained page.
+pub fn html(document: &Document) -> serde_json::Result<String> {
+    let json = serde_json::to_string(document)?;
+    // Inside <script>, only `</` can end the element early; JSON allows `<\/`.
+    let json = json.replace("</", "<\\/");
+    Ok(PLAYER.replacen(PLACEHOLDER, &json, 1))
+}
+
+/// Writes the page to `path` atomically (a temporary file renamed into place, so an
+/// interrupted write leaves no half-written page).
+pub fn write(path: &Path, document: &Document) -> anyhow::Result<u64> {
+    let page = html(document)?;
+    crate::output::write_atomically(path, |file| file.write_all(page.as_bytes()))
+        .map_err(|e| anyhow::anyhow!("{}: cannot write the replay: {e}", path.display()))?;
+    Ok(page.len() as u64)
+}
+
+/// The window `[from, to]` (seconds; defaults: the whole run), checked. An error names
+/// the flag (`from`, `to`) it is about.
+pub fn window(
+    from: Option<f64>,
+    to: Option<f64>,
+    duration: SimTime,
+) -> Result<Window, (&'static str, String)> {
+    let end = duration.as_secs_f64();
+    let from_s = from.unwrap_or(0.0);
+    let to_s = to.unwrap_or(end).min(end);
+    if !(from_s.is_finite() && from_s >= 0.0 && from_s < end) {
+        return Err((
+            "from",
+            format!("must be a time from 0 s to before the run's end ({end} s), got {from_s}"),
+        ));
+    }
+    if !(to_s.is_finite() && to_s > from_s) {
+        return Err((
+            "to",
+            format!(
+                "must be after --from ({from_s} s), got {}",
+                to.unwrap_or(end)
+            ),
+        ));
+    }
+    Ok(Window {
+        from: SimTime::from_secs_f64(from_s),
+        to: SimTime::from_secs_f64(to_s),
+    })
+}

@@ -1,0 +1,399 @@
+//! The replay recorder (`linkrev replay`): its deltas add up to the state the nodes are
+//! in, for every registered algorithm; the slides' worked examples reach the slides'
+//! figures; bad windows are refused.
+
+mod common;
+
+use common::me_config;
+use linkrev::NodeId;
+use linkrev::mobility::rwp;
+use linkrev::params::scale_rwp;
+use linkrev::registry::Algorithm;
+use linkrev::replay::document::{Document, LinkState, NodeDrawing, Recorded};
+use linkrev::replay::{self, Heading, Layout, Window, scenarios};
+use linkrev::run::RunOutput;
+use linkrev::sim::{ChangeMode, LinkBreak, RunConfig, SimTime};
+use linkrev::topology::events::link_timeline;
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+
+/// The state after the document's first `upto` events, by applying their deltas.
+struct Rebuilt {
+    links: BTreeMap<(NodeId, NodeId), i8>,
+    nodes: Vec<NodeDrawing>,
+    in_flight: BTreeSet<u64>,
+}
+
+fn rebuild(doc: &Document, upto: usize) -> Rebuilt {
+    let mut state = Rebuilt {
+        links: doc
+            .initial
+            .links
+            .iter()
+            .map(|l| ((l.0, l.1), l.2))
+            .collect(),
+        nodes: doc.initial.nodes.clone(),
+        in_flight: doc.initial.messages.iter().map(|m| m.0).collect(),
+    };
+    for step in &doc.events[..upto] {
+        for &(a, b) in &step.remove {
+            assert!(
+                state.links.remove(&(a, b)).is_some(),
+                "removed {a}-{b} not up"
+            );
+        }
+        for l in step.add.iter().chain(&step.orient) {
+            state.links.insert((l.0, l.1), l.2);
+        }
+        for (&node, drawing) in &step.set {
+            state.nodes[node as usize] = drawing.clone();
+        }
+        for m in &step.send {
+            assert!(state.in_flight.insert(m.0), "message id {} reused", m.0);
+        }
+        for id in step.recv.iter().chain(&step.lost) {
+            assert!(state.in_flight.remove(id), "message {id} arrived twice");
+        }
+    }
+    state
+}
+
+fn document(
+    algorithm: Algorithm,
+    layout: Layout,
+    window: Window,
+    (output, run): (RunOutput, Recorded),
+) -> Document {
+    let heading = Heading {
+        title: "test".into(),
+        command: "test".into(),
+    };
+    replay::document(algorithm, heading, layout, window, &output, run)
+}
+
+fn config_for(algorithm: Algorithm, seed: u64, duration: f64) -> RunConfig {
+    let mut config = me_config(seed, duration, 0.5, 0.05, false);
+    // Lost messages and detection delays exercise `lost` and `notify`.
+    config.network.link_break = LinkBreak::Drop;
+    config.network.detection_delay = linkrev::sim::Duration::from_secs_f64(0.01);
+    config.network.changes = ChangeMode::Overlap;
+    if !algorithm.family().needs_workload() {
+        config.workload = None;
+    }
+    config
+}
+
+/// For every algorithm: a whole run's deltas, applied up to time `t`, give the links,
+/// orientations, drawings and number of messages in flight that a run stopped at `t`
+/// computes afresh from its nodes.
+#[test]
+fn deltas_add_up_to_the_state_computed_afresh_for_every_algorithm() {
+    let trace = rwp::generate(&scale_rwp(12, 40.0, 7)).unwrap();
+    let timeline = link_timeline(&trace, 250.0);
+    assert!(timeline.events.len() > 20, "a run with topology changes");
+    for algorithm in Algorithm::all() {
+        let params = algorithm.default_params();
+        let end = SimTime::from_secs_f64(40.0);
+        let whole = Window {
+            from: SimTime::ZERO,
+            to: end,
+        };
+        let recorded = algorithm.replay(&params, &timeline, config_for(algorithm, 3, 40.0), whole);
+        let layout = Layout::of_trace(&trace, 0.0, 40.0);
+        let doc = document(algorithm, layout, whole, recorded);
+        assert!(
+            doc.events.len() > 50,
+            "{algorithm}: {} events",
+            doc.events.len()
+        );
+        for t in [0.5, 7.25, 19.0, 33.3] {
+            let at = SimTime::from_secs_f64(t);
+            let upto = doc.events.iter().take_while(|e| e.time <= at).count();
+            let rebuilt = rebuild(&doc, upto);
+            let stopped = Window { from: at, to: at };
+            let (_, fresh) =
+                algorithm.replay(&params, &timeline, config_for(algorithm, 3, t), stopped);
+            let fresh = fresh.last;
+            let links: Vec<LinkState> = rebuilt
+                .links
+                .iter()
+                .map(|(&(a, b), &d)| LinkState(a, b, d))
+                .collect();
+            assert_eq!(links, fresh.links, "{algorithm} at {t} s: links");
+            assert_eq!(rebuilt.nodes, fresh.nodes, "{algorithm} at {t} s: drawings");
+            assert_eq!(
+                rebuilt.in_flight.len(),
+                fresh.in_flight,
+                "{algorithm} at {t} s: messages in flight"
+            );
+        }
+    }
+}
+
+/// A window's start state is what the whole run's deltas give at that time.
+#[test]
+fn a_cut_window_starts_from_the_state_the_run_reached() {
+    let trace = rwp::generate(&scale_rwp(10, 30.0, 11)).unwrap();
+    let timeline = link_timeline(&trace, 250.0);
+    let algorithm = Algorithm::parse("me-rl").unwrap();
+    let params = algorithm.default_params();
+    let config = || config_for(algorithm, 5, 30.0);
+    let whole = Window {
+        from: SimTime::ZERO,
+        to: SimTime::from_secs_f64(30.0),
+    };
+    let cut = Window {
+        from: SimTime::from_secs_f64(12.0),
+        to: SimTime::from_secs_f64(20.0),
+    };
+    let layout = Layout::of_trace(&trace, 0.0, 30.0);
+    let all = algorithm.replay(&params, &timeline, config(), whole);
+    let all = document(algorithm, layout.clone(), whole, all);
+    let part = algorithm.replay(&params, &timeline, config(), cut);
+    let part = document(algorithm, layout, cut, part);
+    let before = all.events.iter().take_while(|e| e.time < cut.from).count();
+    let rebuilt = rebuild(&all, before);
+    let start: BTreeMap<_, _> = part
+        .initial
+        .links
+        .iter()
+        .map(|l| ((l.0, l.1), l.2))
+        .collect();
+    assert_eq!(start, rebuilt.links);
+    assert_eq!(part.initial.nodes, rebuilt.nodes);
+    assert_eq!(part.initial.messages.len(), rebuilt.in_flight.len());
+    // The cut's events are the whole run's events in the window, one for one.
+    let inside: Vec<_> = all
+        .events
+        .iter()
+        .filter(|e| e.time >= cut.from && e.time <= cut.to)
+        .map(|e| (e.time, e.kind, e.text.clone()))
+        .collect();
+    let cut_events: Vec<_> = part
+        .events
+        .iter()
+        .map(|e| (e.time, e.kind, e.text.clone()))
+        .collect();
+    assert_eq!(cut_events, inside);
+}
+
+fn ht(lid: u32, tau: &str, oid: u32, r: u8, delta: i64, id: u32) -> String {
+    format!("({lid}, {tau}, {oid}, {r}, {delta}, {id})")
+}
+
+/// Labels with each τ (the reference level's time, which depends on the clock) as `τ`.
+fn without_tau(label: &str) -> String {
+    let mut parts: Vec<String> = label
+        .trim_matches(|c| c == '(' || c == ')')
+        .split(", ")
+        .map(str::to_string)
+        .collect();
+    if parts.len() == 6 && parts[1] != "0" && parts[1] != "-1" {
+        parts[1] = "τ".into();
+    }
+    format!("({})", parts.join(", "))
+}
+
+fn builtin(name: &str) -> Document {
+    let scenario = scenarios::find(name).expect("a built-in scenario");
+    let window = replay::window(None, None, scenario.duration()).unwrap();
+    let recorded = scenario.record(window);
+    document(scenario.algorithm(), scenario.layout(), window, recorded)
+}
+
+/// The slides' seven-node example: fig. 1 (A elects itself; B and D on A's reflected
+/// level) is reached, and the run ends in fig. 6, tuple for tuple.
+#[test]
+fn slides_le_b_reaches_the_slides_figures_1_and_6() {
+    let (a, b, c, d, e, f, g, h) = (0, 1, 2, 3, 4, 5, 6, 7);
+    let doc = builtin("slides-le-b");
+    let fig1 = [
+        (
+            a,
+            ht(a, "-1", 0, 0, 0, a).replace("(0, -1, 0,", "(0, -1, -1,"),
+        ),
+        (d, ht(f, "τ", a, 1, -1, d)),
+        (e, ht(f, "0", 0, 0, 1, e)),
+        (b, ht(f, "τ", a, 1, 0, b)),
+        (
+            f,
+            ht(f, "-1", 0, 0, 0, f).replace("(5, -1, 0,", "(5, -1, -1,"),
+        ),
+        (h, ht(f, "0", 0, 0, 1, h)),
+        (g, ht(f, "0", 0, 0, 2, g)),
+    ];
+    let reached = (0..=doc.events.len()).any(|k| {
+        let nodes = rebuild(&doc, k).nodes;
+        fig1.iter()
+            .all(|(i, want)| without_tau(&nodes[*i as usize].label) == *want)
+    });
+    assert!(reached, "fig. 1 never shown");
+    let last = rebuild(&doc, doc.events.len()).nodes;
+    let fig6 = [
+        (d, ht(a, "0", 0, 0, 1, d)),
+        (a, "(0, -1, -1, 0, 0, 0)".to_string()),
+        (e, ht(a, "0", 0, 0, 2, e)),
+        (b, ht(a, "0", 0, 0, 1, b)),
+        (f, ht(a, "0", 0, 0, 3, f)),
+        (h, ht(a, "0", 0, 0, 4, h)),
+        (g, ht(a, "0", 0, 0, 5, g)),
+    ];
+    for (i, want) in fig6 {
+        assert_eq!(last[i as usize].label, want, "fig. 6, node {i}");
+    }
+    assert!(last[a as usize].flags.contains(&"leader"));
+    assert_eq!(
+        last[c as usize].leader,
+        Some(c),
+        "C leads itself throughout"
+    );
+}
+
+/// The overview walk-through: the cut-off part A–E elects B; L keeps leading L and F.
+#[test]
+fn slides_le_a_ends_with_b_leading_the_cut_off_part() {
+    let doc = builtin("slides-le-a");
+    let last = rebuild(&doc, doc.events.len()).nodes;
+    for (i, node) in last.iter().enumerate().take(5) {
+        assert_eq!(node.leader, Some(1), "node {i}");
+    }
+    assert_eq!(last[5].leader, Some(5));
+    assert_eq!(last[6].leader, Some(5));
+    assert!(last[1].flags.contains(&"leader") && last[5].flags.contains(&"leader"));
+    assert!(doc.violations.is_empty());
+}
+
+/// The RL walk-through does what its description says: 3 gets the token over 4 and
+/// enters its CS; after 0–1 fails, 1 raises its height and enters its CS.
+#[test]
+fn slides_rl_shows_the_token_travel_and_a_height_raise() {
+    let doc = builtin("slides-rl");
+    let entered: Vec<NodeId> = doc
+        .events
+        .iter()
+        .flat_map(|e| e.set.iter())
+        .filter(|(_, d)| d.flags.contains(&"cs"))
+        .map(|(&n, _)| n)
+        .collect();
+    assert_eq!(entered, [3, 1]);
+    let down = doc.events.iter().position(|e| e.kind == "down").unwrap();
+    let raised = doc.events[down..]
+        .iter()
+        .any(|e| e.set.get(&1).is_some_and(|d| d.label.starts_with("(1,")));
+    assert!(raised, "node 1 raised its height after losing 0-1");
+    let tokens = doc
+        .events
+        .iter()
+        .filter(|e| e.send.iter().any(|m| m.3 == "Token"))
+        .count();
+    assert!(tokens >= 4, "the token travelled: {tokens} hops");
+    let last = rebuild(&doc, doc.events.len()).nodes;
+    assert!(last[1].flags.contains(&"token"));
+}
+
+fn linkrev(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(args)
+        .output()
+        .expect("run linkrev")
+}
+
+#[test]
+fn the_cli_writes_one_self_contained_page_and_refuses_bad_windows() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("run.html");
+    let page_s = page.to_str().unwrap();
+    let out = linkrev(&[
+        "replay",
+        "--algo",
+        "me-rl",
+        "--rwp",
+        "nodes=8,duration=20",
+        "--seed",
+        "2",
+        "-o",
+        page_s,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("linkrev-replay/1"));
+    assert!(!html.contains("/*LINKREV_REPLAY_DATA*/"));
+    for external in ["src=\"http", "href=\"http", "@import", "fetch("] {
+        assert!(!html.contains(external), "external resource: {external}");
+    }
+    for (flags, field) in [
+        (&["--from", "30"][..], "--from"),
+        (&["--to", "-1"][..], "--to"),
+        (&["--from", "5", "--to", "2"][..], "--to"),
+    ] {
+        let bad = dir.path().join("bad.html");
+        let mut args = vec![
+            "replay",
+            "--algo",
+            "me-rl",
+            "--rwp",
+            "nodes=8,duration=20",
+            "-o",
+            bad.to_str().unwrap(),
+        ];
+        args.extend(flags);
+        let out = linkrev(&args);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(field), "{flags:?}: {err}");
+        assert!(!bad.exists(), "no page written for {flags:?}");
+    }
+    let out = linkrev(&["replay", "--scenario", "slides-nothing", "-o", page_s]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("slides-nothing"));
+}
+
+/// `linkrev run` names the replay command for its first violation, and that command
+/// runs and marks the violation on the timeline.
+#[test]
+fn run_prints_a_replay_command_for_its_first_violation() {
+    let dir = tempfile::tempdir().unwrap();
+    // le-malpani's known flaw under partitions: a dense enough 30-node run shows it.
+    let out = linkrev(&[
+        "run",
+        "--algo",
+        "le-malpani",
+        "--rwp",
+        "nodes=30,duration=200",
+        "--seed",
+        "3",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("replay it"))
+        .unwrap_or_else(|| panic!("no replay command in:\n{text}"));
+    let command = line.trim_start_matches("replay it").trim();
+    let mut words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
+    assert_eq!(words[0], "linkrev");
+    assert_eq!(words[1], "replay");
+    let page = dir.path().join("violation.html");
+    let json = dir.path().join("violation.json");
+    let o = words.iter().position(|w| w == "-o").unwrap();
+    words[o + 1] = page.to_str().unwrap().to_string();
+    words.extend(["--json-out".to_string(), json.to_str().unwrap().to_string()]);
+    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(&words[1..])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(
+        !doc["violations"].as_array().unwrap().is_empty(),
+        "the violation is marked"
+    );
+}

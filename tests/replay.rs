@@ -32,7 +32,7 @@ fn rebuild(doc: &Document, upto: usize) -> Rebuilt {
             .iter()
             .map(|l| ((l.0, l.1), l.2))
             .collect(),
-        nodes: doc.initial.nodes.clone(),
+        nodes: doc.initial.nodes.iter().map(|d| doc.drawing(d)).collect(),
         in_flight: doc.initial.messages.iter().map(|m| m.0).collect(),
     };
     for step in &doc.events[..upto] {
@@ -45,8 +45,8 @@ fn rebuild(doc: &Document, upto: usize) -> Rebuilt {
         for l in step.add.iter().chain(&step.orient) {
             state.links.insert((l.0, l.1), l.2);
         }
-        for (&node, drawing) in &step.set {
-            state.nodes[node as usize] = drawing.clone();
+        for (node, drawn) in &step.set {
+            state.nodes[*node as usize] = doc.drawing(drawn);
         }
         for m in &step.send {
             assert!(state.in_flight.insert(m.0), "message id {} reused", m.0);
@@ -160,19 +160,21 @@ fn a_cut_window_starts_from_the_state_the_run_reached() {
         .map(|l| ((l.0, l.1), l.2))
         .collect();
     assert_eq!(start, rebuilt.links);
-    assert_eq!(part.initial.nodes, rebuilt.nodes);
+    let start_nodes: Vec<NodeDrawing> =
+        part.initial.nodes.iter().map(|d| part.drawing(d)).collect();
+    assert_eq!(start_nodes, rebuilt.nodes);
     assert_eq!(part.initial.messages.len(), rebuilt.in_flight.len());
     // The cut's events are the whole run's events in the window, one for one.
     let inside: Vec<_> = all
         .events
         .iter()
         .filter(|e| e.time >= cut.from && e.time <= cut.to)
-        .map(|e| (e.time, e.kind, e.text.clone()))
+        .map(|e| (e.time, e.kind, e.node, e.pair))
         .collect();
     let cut_events: Vec<_> = part
         .events
         .iter()
-        .map(|e| (e.time, e.kind, e.text.clone()))
+        .map(|e| (e.time, e.kind, e.node, e.pair))
         .collect();
     assert_eq!(cut_events, inside);
 }
@@ -272,14 +274,16 @@ fn slides_rl_shows_the_token_travel_and_a_height_raise() {
         .events
         .iter()
         .flat_map(|e| e.set.iter())
-        .filter(|(_, d)| d.flags.contains(&"cs"))
-        .map(|(&n, _)| n)
+        .filter(|(_, d)| d.3.contains(&"cs"))
+        .map(|&(n, _)| n)
         .collect();
     assert_eq!(entered, [3, 1]);
     let down = doc.events.iter().position(|e| e.kind == "down").unwrap();
-    let raised = doc.events[down..]
-        .iter()
-        .any(|e| e.set.get(&1).is_some_and(|d| d.label.starts_with("(1,")));
+    let raised = doc.events[down..].iter().any(|e| {
+        e.set
+            .iter()
+            .any(|(n, d)| *n == 1 && doc.strings[d.0 as usize].starts_with("(1,"))
+    });
     assert!(raised, "node 1 raised its height after losing 0-1");
     let tokens = doc
         .events

@@ -2,11 +2,13 @@
 //! without console errors, show every figure and the safety box, and every local link
 //! must point at a file of the report. A screenshot is kept for a human to look at.
 //!
-//! Needs the `chromium` binary (Debian package `chromium`, which `.ci/run` installs).
-//! Without it the test says so and passes, unless LINKREV_REQUIRE_CHROMIUM=1 (set by
-//! `.ci/run`), where a missing browser is a failure.
+//! Needs `chromium` ([`browser`] says when the test is skipped instead).
 
-use std::path::{Path, PathBuf};
+#[path = "common/browser.rs"]
+mod browser;
+
+use browser::{browse, chromium_or_skip};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn linkrev(args: &[&str]) -> Output {
@@ -14,46 +16,6 @@ fn linkrev(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run linkrev")
-}
-
-fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    for dir in std::env::split_paths(&path) {
-        for name in ["chromium", "chromium-browser", "google-chrome"] {
-            let candidate = dir.join(name);
-            if candidate.is_file() {
-                return Some(candidate);
-            }
-        }
-    }
-    None
-}
-
-/// Flags for a sandbox-less, network-less, GPU-less headless run (CI runs as root in a
-/// container, where Chromium's sandbox cannot start).
-const FLAGS: &[&str] = &[
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-extensions",
-    "--disable-sync",
-    "--hide-scrollbars",
-    "--enable-logging=stderr",
-    "--v=0",
-];
-
-fn browse(browser: &Path, profile: &Path, extra: &[&str], url: &str) -> Output {
-    let profile_flag = format!("--user-data-dir={}", profile.display());
-    Command::new(browser)
-        .args(FLAGS)
-        .arg(profile_flag)
-        .args(extra)
-        .arg(url)
-        .output()
-        .expect("run chromium")
 }
 
 /// Local targets of `href="..."` and `src="..."` attributes.
@@ -72,12 +34,7 @@ fn local_links(page: &str) -> Vec<String> {
 
 #[test]
 fn report_renders_in_headless_chromium_without_console_errors() {
-    let Some(browser) = chromium() else {
-        assert!(
-            std::env::var("LINKREV_REQUIRE_CHROMIUM").as_deref() != Ok("1"),
-            "LINKREV_REQUIRE_CHROMIUM=1 but no chromium on PATH"
-        );
-        eprintln!("skipped: no chromium on PATH (apt-get install chromium)");
+    let Some(browser) = chromium_or_skip() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();

@@ -5,7 +5,6 @@ use crate::NodeId;
 use crate::sim::{Happening, SimTime};
 use crate::topology::events::LinkChange;
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// The format tag the player checks.
 pub const FORMAT: &str = "linkrev-replay/1";
@@ -33,6 +32,9 @@ pub struct Document {
     pub to: f64,
     /// Per node: waypoints `[t, x, y]`, positions in between interpolated linearly.
     pub motion: Vec<Vec<[f64; 3]>>,
+    /// Every label and panel line, once: drawings refer to them by index (a height
+    /// appears in its node's drawing and in each neighbour's view of it).
+    pub strings: Vec<String>,
     /// The state at `from`.
     pub initial: Initial,
     /// One step per event in the window.
@@ -50,25 +52,76 @@ pub struct Initial {
     /// Links up, each `[a, b, dir]` with `a < b`.
     pub links: Vec<LinkState>,
     /// Every node's drawing, by id.
-    pub nodes: Vec<NodeDrawing>,
-    /// Messages on links at that time.
-    pub messages: Vec<Sent>,
+    pub nodes: Vec<Drawn>,
+    /// Messages on links at that time: `[id, from, to, kind, arrives, sent]`.
+    pub messages: Vec<(u64, NodeId, NodeId, &'static str, f64, f64)>,
 }
 
 /// A link `[a, b, dir]`: `dir` 1 draws `a → b`, -1 `b → a`, 0 no arrow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct LinkState(pub NodeId, pub NodeId, pub i8);
 
-/// A message put on a link: `[id, from, to, kind, arrives, sent]` (seconds).
+/// A message put on a link by the event: `[id, from, to, kind, arrives]` (seconds).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Sent(
-    pub u64,
-    pub NodeId,
-    pub NodeId,
-    pub &'static str,
-    pub f64,
-    pub f64,
+pub struct Sent(pub u64, pub NodeId, pub NodeId, pub &'static str, pub f64);
+
+/// A node's drawing as the document stores it: `[label, [panel lines], leader, flags]`,
+/// label and lines as indices into [`Document::strings`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Drawn(
+    pub u32,
+    pub Vec<u32>,
+    pub Option<NodeId>,
+    pub Vec<&'static str>,
 );
+
+/// Strings stored once, referred to by index.
+#[derive(Clone, Debug, Default)]
+pub struct Strings {
+    index: std::collections::HashMap<String, u32>,
+    list: Vec<String>,
+}
+
+impl Strings {
+    /// The index of `text`, added if new.
+    pub fn intern(&mut self, text: &str) -> u32 {
+        if let Some(&i) = self.index.get(text) {
+            return i;
+        }
+        let i = u32::try_from(self.list.len()).expect("fewer than 2^32 strings");
+        self.index.insert(text.to_string(), i);
+        self.list.push(text.to_string());
+        i
+    }
+
+    /// A drawing, stored.
+    pub fn store(&mut self, drawing: &NodeDrawing) -> Drawn {
+        Drawn(
+            self.intern(&drawing.label),
+            drawing.state.lines().map(|l| self.intern(l)).collect(),
+            drawing.leader,
+            drawing.flags.clone(),
+        )
+    }
+
+    /// Every string, by index.
+    pub fn into_list(self) -> Vec<String> {
+        self.list
+    }
+}
+
+impl Document {
+    /// A stored drawing, whole again.
+    pub fn drawing(&self, drawn: &Drawn) -> NodeDrawing {
+        let text = |i: u32| self.strings[i as usize].as_str();
+        NodeDrawing {
+            label: text(drawn.0).to_string(),
+            leader: drawn.2,
+            flags: drawn.3.clone(),
+            state: drawn.1.iter().map(|&i| format!("{}\n", text(i))).collect(),
+        }
+    }
+}
 
 /// What the viewer draws of one node.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -120,13 +173,15 @@ pub struct Step {
     #[serde(rename = "t", serialize_with = "seconds")]
     pub time: SimTime,
     /// `up`, `down`, `deliver`, `lost`, `notify`, `request`, `release`, `start`,
-    /// `timer`, `discovered`, `change` (a change queued in `serialize` mode).
+    /// `timer`, `discovered`, `change` (a change queued in `serialize` mode). The
+    /// player words the event log from it and the fields below.
     pub kind: &'static str,
-    /// One line for the event log.
-    pub text: String,
     /// The node whose handler the event is for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node: Option<NodeId>,
+    /// The link a `notify` event is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pair: Option<(NodeId, NodeId)>,
     /// Links that came up.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub add: Vec<LinkState>,
@@ -136,9 +191,9 @@ pub struct Step {
     /// Links whose orientation changed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub orient: Vec<LinkState>,
-    /// Nodes whose drawing changed: the new drawing, whole.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub set: BTreeMap<NodeId, NodeDrawing>,
+    /// Nodes whose drawing changed: `[node, drawing]`, the new drawing whole.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub set: Vec<(NodeId, Drawn)>,
     /// Messages the event put on links.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub send: Vec<Sent>,
@@ -153,50 +208,40 @@ pub struct Step {
 impl Step {
     /// An event at `time` of kind `what`, before it is handled.
     pub fn new(time: SimTime, what: Happening) -> Self {
-        let (kind, text, node) = match what {
-            Happening::Change => ("change", "topology change queued".to_string(), None),
-            Happening::Notify(a, b) => ("notify", format!("link {a}–{b} break detected"), None),
-            Happening::Deliver(from, to) => ("deliver", format!("{from} → {to}"), Some(to)),
-            Happening::Start(n) => ("start", format!("node {n} starts"), Some(n)),
-            Happening::Discovered(n) => ("discovered", format!("route found at {n}"), Some(n)),
-            Happening::Request(n) => ("request", format!("node {n} requests the CS"), Some(n)),
-            Happening::Release(n) => ("release", format!("node {n} leaves the CS"), Some(n)),
-            Happening::Timer(n) => ("timer", format!("timer at {n}"), Some(n)),
+        let (kind, node, pair) = match what {
+            Happening::Change => ("change", None, None),
+            Happening::Notify(a, b) => ("notify", None, Some((a, b))),
+            Happening::Deliver(_, to) => ("deliver", Some(to), None),
+            Happening::Start(n) => ("start", Some(n), None),
+            Happening::Discovered(n) => ("discovered", Some(n), None),
+            Happening::Request(n) => ("request", Some(n), None),
+            Happening::Release(n) => ("release", Some(n), None),
+            Happening::Timer(n) => ("timer", Some(n), None),
         };
         Self {
             time,
             kind,
-            text,
             node,
+            pair,
             ..Self::default()
         }
     }
 
-    /// Says that the event changed link `a–b`: a due change of the trace is an `up` or
-    /// `down` event; a change applied during another event (`serialize` mode) is noted
-    /// in its text.
-    pub fn describe_change(&mut self, change: LinkChange, a: NodeId, b: NodeId) {
-        let word = match change {
-            LinkChange::Up => "up",
-            LinkChange::Down => "down",
-        };
-        let text = format!("link {a}–{b} {word}");
+    /// Notes that the event changed a link: a due change of the trace is an `up` or
+    /// `down` event (a change applied during another event, in `serialize` mode, shows
+    /// in `add` and `remove` only).
+    pub fn note_change(&mut self, change: LinkChange) {
         if self.kind == "change" {
-            self.kind = word;
-            self.text = text;
-        } else {
-            self.text.push_str(&format!("; {text}"));
+            self.kind = match change {
+                LinkChange::Up => "up",
+                LinkChange::Down => "down",
+            };
         }
     }
 
-    /// Says what arrived: a message of `kind` on `from → to`, handed over or lost.
-    pub fn describe_arrival(&mut self, kind: &str, from: NodeId, to: NodeId, delivered: bool) {
-        if delivered {
-            self.text = format!("{kind} {from} → {to}");
-        } else {
-            self.kind = "lost";
-            self.text = format!("{kind} {from} → {to} lost (link broke under it)");
-        }
+    /// Notes that the message the event was to deliver was lost instead.
+    pub fn note_lost(&mut self) {
+        self.kind = "lost";
     }
 }
 
@@ -216,6 +261,8 @@ pub struct Mark {
 /// What the recorder produced, before the document around it is assembled.
 #[derive(Clone, Debug, Default)]
 pub struct Recorded {
+    /// [`Document::strings`].
+    pub strings: Vec<String>,
     /// The state at the window's start.
     pub initial: Initial,
     /// The events in the window.

@@ -248,6 +248,7 @@ pub fn document(
         from: window.from.as_secs_f64(),
         to: window.to.as_secs_f64(),
         motion: layout.motion,
+        strings: recorded.strings,
         initial: recorded.initial,
         events: recorded.steps,
         violations,
@@ -257,8 +258,9 @@ pub fn document(
 /// The player with `document` embedded: one self-contained page.
 pub fn html(document: &Document) -> serde_json::Result<String> {
     let json = serde_json::to_string(document)?;
-    // Inside <script>, only `</` can end the element early; JSON allows `<\/`.
-    let json = json.replace("</", "<\\/");
+    // Inside <script>, `</script` ends the element and `<!--` changes how the rest is
+    // parsed; no `<` at all is safe, and JSON reads `\u003c` as `<`.
+    let json = json.replace('<', "\\u003c");
     Ok(PLAYER.replacen(PLACEHOLDER, &json, 1))
 }
 

@@ -7,7 +7,7 @@
 //! messages on each directed link) and compares after each event; only the nodes whose
 //! handlers ran can have changed, and only their links can have turned.
 
-use super::document::{Initial, LinkState, NodeDrawing, Recorded, Sent, Snapshot, Step};
+use super::document::{Initial, LinkState, NodeDrawing, Recorded, Sent, Snapshot, Step, Strings};
 use crate::NodeId;
 use crate::protocol::ReplayView;
 use crate::sim::{Happening, Observer, SimTime, World};
@@ -44,6 +44,8 @@ pub struct Recorder<'a, P> {
     roles: RolesOf<'a, P>,
     /// What the viewer was last told of each node.
     drawings: Vec<NodeDrawing>,
+    /// Labels and panel lines, stored once.
+    strings: Strings,
     /// Links up, `a < b`, with the orientation last recorded.
     links: BTreeMap<(NodeId, NodeId), i8>,
     /// Nodes that requested the CS and have not entered it (the engine's workload knows
@@ -71,6 +73,7 @@ impl<'a, P: ReplayView> Recorder<'a, P> {
             window,
             roles,
             drawings: Vec::new(),
+            strings: Strings::default(),
             links: BTreeMap::new(),
             waiting: Vec::new(),
             on_link: HashMap::new(),
@@ -87,6 +90,7 @@ impl<'a, P: ReplayView> Recorder<'a, P> {
     /// The recording, once the run has finished.
     pub fn into_recorded(self) -> Recorded {
         Recorded {
+            strings: self.strings.into_list(),
             initial: self.initial.unwrap_or_default(),
             steps: self.steps,
             first_index: self.first_index,
@@ -111,15 +115,23 @@ impl<'a, P: ReplayView> Recorder<'a, P> {
     }
 
     /// The state now, whole: the viewer's starting point.
-    fn snapshot(&self, now: SimTime) -> Initial {
+    fn snapshot(&mut self, now: SimTime) -> Initial {
         let messages = self
             .on_link
             .values()
             .flatten()
-            .map(sent_record)
-            .collect::<BTreeMap<u64, Sent>>()
+            .map(|m| {
+                let sent = m.sent.as_secs_f64();
+                (
+                    m.id,
+                    (m.id, m.from, m.to, m.kind, m.arrives.as_secs_f64(), sent),
+                )
+            })
+            .collect::<BTreeMap<_, _>>()
             .into_values()
             .collect();
+        let strings = &mut self.strings;
+        let nodes = self.drawings.iter().map(|d| strings.store(d)).collect();
         Initial {
             time: now,
             links: self
@@ -127,7 +139,7 @@ impl<'a, P: ReplayView> Recorder<'a, P> {
                 .iter()
                 .map(|(&(a, b), &dir)| LinkState(a, b, dir))
                 .collect(),
-            nodes: self.drawings.clone(),
+            nodes,
             messages,
         }
     }
@@ -135,20 +147,6 @@ impl<'a, P: ReplayView> Recorder<'a, P> {
     fn in_window(&self, now: SimTime) -> bool {
         now >= self.window.from && now <= self.window.to
     }
-}
-
-fn sent_record(m: &OnLink) -> (u64, Sent) {
-    (
-        m.id,
-        Sent(
-            m.id,
-            m.from,
-            m.to,
-            m.kind,
-            m.arrives.as_secs_f64(),
-            m.sent.as_secs_f64(),
-        ),
-    )
 }
 
 fn ordered(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
@@ -194,7 +192,7 @@ impl<P: ReplayView> Observer<P> for Recorder<'_, P> {
                 self.step.remove.push((a, b));
             }
         }
-        self.step.describe_change(change, a, b);
+        self.step.note_change(change);
         self.changed_links.push((a, b));
     }
 
@@ -208,7 +206,9 @@ impl<P: ReplayView> Observer<P> for Recorder<'_, P> {
             arrives,
         };
         self.next_id += 1;
-        self.step.send.push(sent_record(&message).1);
+        self.step
+            .send
+            .push(Sent(message.id, from, to, kind, arrives.as_secs_f64()));
         self.on_link
             .entry((from, to))
             .or_default()
@@ -224,9 +224,8 @@ impl<P: ReplayView> Observer<P> for Recorder<'_, P> {
             self.step.recv = Some(message.id);
         } else {
             self.step.lost.push(message.id);
+            self.step.note_lost();
         }
-        self.step
-            .describe_arrival(message.kind, from, to, delivered);
     }
 
     fn after_event(&mut self, world: &World<'_, P>) {
@@ -242,7 +241,7 @@ impl<P: ReplayView> Observer<P> for Recorder<'_, P> {
                 self.waiting[node as usize] = false;
             }
             if drawing != self.drawings[node as usize] {
-                step.set.insert(node, drawing.clone());
+                step.set.push((node, self.strings.store(&drawing)));
                 self.drawings[node as usize] = drawing;
             }
         }

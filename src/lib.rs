@@ -52,6 +52,11 @@
 //!   report with the figures, the tables behind them, the specs and safety totals.
 //! - [`run`]: what one run produces: the summary (common fields plus the family's
 //!   metrics) and per-event records.
+//! - [`check`]: exhaustive checking of small configurations (stateright) with the
+//!   families' properties, and the scenario files that replay its executions.
+//! - [`replay`]: one run recorded as per-event deltas (a recorder beside the monitors)
+//!   and written as a self-contained HTML page that animates it; the slides' worked
+//!   examples as built-in scenarios.
 //! - [`cli`]: the `linkrev` command line; `src/main.rs` only calls [`cli::main`].
 
 /// Index of a node: nodes are always numbered `0..n` without gaps, in traces, in the

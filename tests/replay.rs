@@ -401,3 +401,119 @@ fn run_prints_a_replay_command_for_its_first_violation() {
         "the violation is marked"
     );
 }
+
+/// Words of a POSIX shell command line with single-quoted parts (as the report quotes).
+fn shell_words(line: &str) -> Vec<String> {
+    let (mut words, mut word, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+    for c in line.chars() {
+        match c {
+            '\'' => (quoted, any) = (!quoted, true),
+            ' ' if !quoted => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                }
+                any = false;
+            }
+            c => (word, any) = (word + &c.to_string(), true),
+        }
+    }
+    if any {
+        words.push(word);
+    }
+    words
+}
+
+/// A sweep whose runs show le-malpani's known flaw: the report names the violating run
+/// with a replay command, which reproduces the run (the same violation count as stored)
+/// and marks the violation on the page's timeline; `linkrev run --run KEY` reproduces
+/// the stored run alone.
+#[test]
+fn the_report_gives_each_violating_run_a_replay_command_that_shows_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("flaw.toml");
+    std::fs::write(
+        &spec,
+        "name = \"flaw\"\nmaster_seed = 1\nreplications = 6\nalgorithms = [\"le-malpani\"]\n\n\
+         [mobility]\nnodes = 30\narea = \"1500x300\"\nspeed_min = 1.0\nspeed_max = 20.0\n\
+         pause = 30.0\nduration = 200.0\n",
+    )
+    .unwrap();
+    let results = tmp.path().join("results");
+    let report = tmp.path().join("report");
+    let ok = |out: std::process::Output| {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    ok(linkrev(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--results",
+        results.to_str().unwrap(),
+    ]));
+    ok(linkrev(&[
+        "report",
+        results.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+    ]));
+    let page = std::fs::read_to_string(report.join("index.html")).unwrap();
+    let commands: Vec<String> = page
+        .split("<code class=\"replay\">")
+        .skip(1)
+        .map(|s| s[..s.find("</code>").unwrap()].replace("&#39;", "'"))
+        .collect();
+    assert!(!commands.is_empty(), "no replay command in the report");
+    let mut words = shell_words(&commands[0]);
+    assert_eq!(&words[..2], ["linkrev", "replay"]);
+    let key = words[words.iter().position(|w| w == "--run").unwrap() + 1].clone();
+    let o = words.iter().position(|w| w == "-o").unwrap();
+    let html = tmp.path().join("violation.html");
+    let json = tmp.path().join("violation.json");
+    words[o + 1] = html.to_str().unwrap().to_string();
+    words.extend(["--json-out".to_string(), json.to_str().unwrap().to_string()]);
+    let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    let printed = ok(linkrev(&args));
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(
+        !doc["violations"].as_array().unwrap().is_empty(),
+        "the violation is on the page's timeline"
+    );
+    assert!(printed.contains("safety violations"));
+    // The run alone, as stored: the same count of violations as the report's runs table.
+    let alone = ok(linkrev(&[
+        "run",
+        "--results",
+        results.to_str().unwrap(),
+        "--run",
+        &key,
+    ]));
+    let count = |text: &str| -> u64 {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("safety violations"))
+            .unwrap();
+        line.split_whitespace().last().unwrap().parse().unwrap()
+    };
+    let listed = &page[page.find(&format!("<li><code>{key}</code>")).unwrap()..];
+    let stored: u64 = listed[listed.find("): seed ").unwrap()..]
+        .split(": ")
+        .nth(2)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(stored >= 1);
+    assert_eq!(count(&alone), stored, "{alone}");
+    let bad = linkrev(&[
+        "run",
+        "--results",
+        results.to_str().unwrap(),
+        "--run",
+        "flaw/nope",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("flaw/nope"));
+}

@@ -44,11 +44,18 @@ impl From<ChangesArg> for ChangeMode {
 }
 
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("mobility").required(true).args(["trace", "rwp", "scenario"]))]
+#[command(group = clap::ArgGroup::new("mobility").required(true).args(["trace", "rwp", "scenario", "run"]))]
 pub struct RunArgs {
     /// Algorithm to simulate (`linkrev algorithms` lists them with their parameters).
-    #[arg(long, value_parser = Algorithm::value_parser(), required_unless_present = "scenario")]
+    #[arg(long, value_parser = Algorithm::value_parser(), required_unless_present_any = ["scenario", "run"])]
     pub algo: Option<Algorithm>,
+    /// One run of a sweep, by its key (as the report and `linkrev export` list it), with
+    /// exactly the sweep's parameters, mobility and seed: needs --results.
+    #[arg(long, value_name = "KEY", requires = "results", conflicts_with_all = ["algo", "params"])]
+    pub run: Option<String>,
+    /// The results directory of --run's sweep (its spec copy gives the run's parameters).
+    #[arg(long, value_name = "DIR", requires = "run")]
+    pub results: Option<PathBuf>,
     /// Replay an execution `linkrev check --out` wrote (`<property>.scenario`): its
     /// algorithm, graph, changes, deliveries, requests and releases, one per
     /// microsecond, through the simulator and its monitors.
@@ -251,6 +258,9 @@ pub(super) fn prepare(args: &RunArgs) -> anyhow::Result<Prepared> {
     if let Some(path) = &args.scenario {
         return prepare_scenario(args, path);
     }
+    if let (Some(key), Some(dir)) = (&args.run, &args.results) {
+        return prepare_stored(key, dir);
+    }
     let algo = args.algo.expect("clap requires --algo without --scenario");
     let params = algorithm_params(algo, &args.params)?;
     let (trace, timeline) = mobility(args)?;
@@ -282,6 +292,36 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
         );
     }
     Ok(Outcome::Success)
+}
+
+/// `--run KEY --results DIR`: a sweep's run, as the sweep ran it.
+fn prepare_stored(key: &str, dir: &std::path::Path) -> anyhow::Result<Prepared> {
+    let plan =
+        crate::sweep::spec_copy::plan(dir).map_err(|e| InputError::file(dir, format!("{e:#}")))?;
+    let run = plan.runs.iter().find(|r| r.key == key).ok_or_else(|| {
+        InputError::parameter(
+            "run",
+            format!(
+                "no run `{key}` in the sweep of {} ({} runs; `linkrev export {} --csv` lists \
+                 their keys)",
+                dir.display(),
+                plan.runs.len(),
+                dir.display()
+            ),
+        )
+    })?;
+    let (trace, timeline, config) = crate::sweep::execute::prepare_run(&run, &|request| {
+        Ok(std::sync::Arc::new(
+            crate::mobility::format::read_trace_with(&request.path, &request.options())?.trace,
+        ))
+    })?;
+    Ok(Prepared {
+        algo: run.algorithm,
+        params: run.algo_params.clone(),
+        timeline,
+        config,
+        trace: Some(std::sync::Arc::unwrap_or_clone(trace)),
+    })
 }
 
 /// `--scenario FILE`: the checker's execution, scripted, through the simulator.

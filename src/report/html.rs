@@ -42,8 +42,53 @@ pub struct Health {
     pub tokens_lost: u64,
     pub runs: u64,
     pub planned: u64,
-    /// (experiment, run key, what happened) of the first runs with a violation or abort.
-    pub incidents: Vec<(String, String, String)>,
+    /// The runs with a violation, an abort or lost tokens, in order.
+    pub incidents: Vec<Incident>,
+}
+
+/// A run to examine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Incident {
+    /// Its experiment.
+    pub experiment: String,
+    /// Its run key.
+    pub key: String,
+    /// What happened (seed, violations, abort, tokens lost).
+    pub what: String,
+    /// For a run with a safety violation: the `linkrev replay` command that shows the
+    /// ten seconds before its first violation and one after.
+    pub replay: Option<String>,
+}
+
+/// The `linkrev replay` command for the run `key` of the sweep in `dir`, around its first
+/// violation at `time_s`.
+fn replay_command(dir: &std::path::Path, key: &str, time_s: Option<f64>) -> String {
+    let quote = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
+    let window = time_s
+        .map(|t| format!(" --from {:.3} --to {:.3}", (t - 10.0).max(0.0), t + 1.0))
+        .unwrap_or_default();
+    let file: String = key
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!(
+        "linkrev replay --results {} --run {}{window} -o {file}.html",
+        quote(&dir.display().to_string()),
+        quote(key)
+    )
+}
+
+/// The time of a `first_violation` text (`kind at event N (T s), …`).
+fn violation_time(text: &str) -> Option<f64> {
+    let start = text.find(" (")? + 2;
+    let end = start + text[start..].find(" s)")?;
+    text[start..end].parse().ok()
 }
 
 /// How many incidents the page lists one by one (the rest are counted).
@@ -118,15 +163,20 @@ impl Health {
                         what.push(format!("{} tokens lost", tokens[i]));
                     }
                     if !what.is_empty() {
-                        incidents.push((
-                            e.name.clone(),
-                            keys[i].clone().unwrap_or_default(),
-                            format!(
+                        let key = keys[i].clone().unwrap_or_default();
+                        let replay = first[i]
+                            .as_deref()
+                            .map(|v| replay_command(&e.dir, &key, violation_time(v)));
+                        incidents.push(Incident {
+                            experiment: e.name.clone(),
+                            key,
+                            what: format!(
                                 "seed {}: {}",
                                 seeds[i].as_deref().unwrap_or("?"),
                                 what.join("; ")
                             ),
-                        ));
+                            replay,
+                        });
                     }
                 }
                 rows.push(row);
@@ -287,7 +337,7 @@ pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
     let flagged: Vec<Algorithm> = Algorithm::all()
         .filter(|a| {
             let part = format!("/algo={}/", a.name());
-            a.caveat().is_some() && h.incidents.iter().any(|(_, key, _)| key.contains(&part))
+            a.caveat().is_some() && h.incidents.iter().any(|i| i.key.contains(&part))
         })
         .collect();
     if !flagged.is_empty() {
@@ -300,18 +350,26 @@ pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
     if !h.incidents.is_empty() {
         out.push_str(
             "<details><summary>Runs to examine</summary>Each run is named by its key; \
-             <code>linkrev run</code> with the key's parameters and the seed shown \
-             reproduces it alone (<code>linkrev export RESULTS_DIR --csv</code> lists every \
-             parameter of every run).<ul>\n",
+             <code>linkrev run --results DIR --run KEY</code> reproduces it alone, and \
+             the command shown under a run with a violation writes a page that animates \
+             the seconds around it (<code>linkrev replay</code>).<ul>\n",
         );
-        for (experiment, key, what) in h.incidents.iter().take(MAX_INCIDENTS) {
-            let _ = writeln!(
+        for incident in h.incidents.iter().take(MAX_INCIDENTS) {
+            let _ = write!(
                 out,
-                "<li><code>{}</code> ({}): {}</li>",
-                escape(key),
-                escape(experiment),
-                escape(what)
+                "<li><code>{}</code> ({}): {}",
+                escape(&incident.key),
+                escape(&incident.experiment),
+                escape(&incident.what)
             );
+            if let Some(command) = &incident.replay {
+                let _ = write!(
+                    out,
+                    "<br>replay: <code class=\"replay\">{}</code>",
+                    escape(command)
+                );
+            }
+            out.push_str("</li>\n");
         }
         if h.incidents.len() > MAX_INCIDENTS {
             let _ = writeln!(

@@ -12,7 +12,7 @@ use crate::mobility::format::{ReadOptions, read_trace_with};
 use crate::mobility::rwp;
 use crate::results::store::Store;
 use crate::results::tables::{RunRecord, param_schema, runs_frame};
-use crate::sim::SimTime;
+use crate::sim::{RunConfig, SimTime};
 use crate::topology::events::link_timeline;
 use crate::topology::stats::mobility_stats;
 use anyhow::Context;
@@ -106,7 +106,8 @@ pub struct TraceRequest {
 }
 
 impl TraceRequest {
-    fn options(&self) -> ReadOptions {
+    /// The reading options it stands for.
+    pub fn options(&self) -> ReadOptions {
         ReadOptions {
             duration: self.duration_bits.map(f64::from_bits),
             activity: self.activity.clone(),
@@ -135,12 +136,12 @@ impl TraceCache {
     }
 }
 
-/// Simulates one planned run, with its mobility covariates.
-pub fn run_one(
-    experiment: &str,
+/// The trace, link timeline and run configuration of one planned run, as a sweep runs
+/// it (`linkrev run --run KEY` reproduces a stored run alone with the same).
+pub fn prepare_run(
     run: &PlannedRun,
     cache_trace: &dyn Fn(&TraceRequest) -> anyhow::Result<Arc<Trace>>,
-) -> anyhow::Result<RunRecord> {
+) -> anyhow::Result<(Arc<Trace>, crate::topology::events::LinkTimeline, RunConfig)> {
     let trace = match &run.mobility {
         MobilitySource::Rwp(params) => Arc::new(rwp::generate(params)?),
         MobilitySource::Trace { path, activity } => cache_trace(&TraceRequest {
@@ -153,9 +154,19 @@ pub fn run_one(
         .check_node_ids(&run.algo_params, trace.node_count())
         .map_err(anyhow::Error::msg)?;
     let timeline = link_timeline(&trace, run.range);
-    let mobility = mobility_stats(&trace, &timeline);
     let mut config = run.config.clone();
     config.duration = SimTime::from_secs_f64(run.duration.unwrap_or(trace.duration));
+    Ok((trace, timeline, config))
+}
+
+/// Simulates one planned run, with its mobility covariates.
+pub fn run_one(
+    experiment: &str,
+    run: &PlannedRun,
+    cache_trace: &dyn Fn(&TraceRequest) -> anyhow::Result<Arc<Trace>>,
+) -> anyhow::Result<RunRecord> {
+    let (trace, timeline, config) = prepare_run(run, cache_trace)?;
+    let mobility = mobility_stats(&trace, &timeline);
     let output = run.algorithm.run(&run.algo_params, &timeline, config);
     Ok(RunRecord {
         experiment: experiment.to_string(),

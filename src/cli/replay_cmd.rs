@@ -4,7 +4,13 @@
 use super::Outcome;
 use super::run_cmd::{Prepared, RunArgs, prepare, report};
 use crate::input::InputError;
-use crate::replay::{self, Heading, Layout, scenarios};
+use crate::protocol::AlgoParams;
+use crate::registry::Algorithm;
+use crate::replay::Window;
+use crate::replay::document::Recorded;
+use crate::replay::{self, Heading, Layout, scenarios, shell_quote, window_flags};
+use crate::run::RunOutput;
+use crate::sim::{RunConfig, SimTime};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -58,61 +64,27 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         )
         .into());
     }
-    let (algo, output, recorded, layout, window, params, seed) = match builtin {
-        Some(scenario) => {
-            if args.run.algo.is_some() || !args.run.params.is_empty() {
-                return Err(InputError::parameter(
-                    "scenario",
-                    format!(
-                        "the built-in scenario {} names its algorithm and parameters; drop \
-                         --algo and --param",
-                        scenario.name
-                    ),
-                )
-                .into());
-            }
-            let duration = scenario.duration();
-            let window = replay::window(args.from, args.to, duration).map_err(window_error)?;
-            let (output, recorded) = scenario.record(window);
-            let algo = scenario.algorithm();
-            let params = algo.default_params();
-            (
-                algo,
-                output,
-                recorded,
-                scenario.layout(),
-                window,
-                params,
-                args.run.seed,
-            )
-        }
-        None => {
-            let Prepared {
-                algo,
-                params,
-                timeline,
-                config,
-                trace,
-            } = prepare(&args.run)?;
-            let window =
-                replay::window(args.from, args.to, config.duration).map_err(window_error)?;
-            let layout = match &trace {
-                Some(trace) => {
-                    Layout::of_trace(trace, window.from.as_secs_f64(), window.to.as_secs_f64())
-                }
-                None => Layout::circle(timeline.node_count),
-            };
-            let seed = config.seed;
-            // Nothing after the window is shown, so the run stops there.
-            let config = crate::sim::RunConfig {
-                duration: window.to,
-                ..config
-            };
-            let (output, recorded) = algo.replay(&params, &timeline, config, window);
-            (algo, output, recorded, layout, window, params, seed)
-        }
+    let Recording {
+        algo,
+        params,
+        seed,
+        layout,
+        window,
+        full,
+        output,
+        recorded,
+    } = match builtin {
+        Some(scenario) => record_builtin(&args, scenario)?,
+        None => record_run(&args)?,
     };
     report(&args.run, &output, &params)?;
+    if window.to < full {
+        println!(
+            "(simulated up to --to: the summary covers 0 to {} s of {} s)",
+            window.to.as_secs_f64(),
+            full.as_secs_f64()
+        );
+    }
     let heading = Heading {
         title: title(&args, algo, seed),
         command: command_line(),
@@ -147,13 +119,89 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
+/// One recorded run and what the page needs around it.
+struct Recording {
+    algo: Algorithm,
+    params: AlgoParams,
+    seed: u64,
+    layout: Layout,
+    window: Window,
+    /// How long the whole run would last (it is simulated only up to the window's end).
+    full: SimTime,
+    output: RunOutput,
+    recorded: Recorded,
+}
+
+/// A built-in scenario (the slides' examples), recorded.
+fn record_builtin(args: &ReplayArgs, scenario: &scenarios::Builtin) -> anyhow::Result<Recording> {
+    if args.run.algo.is_some() || !args.run.params.is_empty() {
+        return Err(InputError::parameter(
+            "scenario",
+            format!(
+                "the built-in scenario {} names its algorithm and parameters; drop --algo \
+                 and --param",
+                scenario.name
+            ),
+        )
+        .into());
+    }
+    let full = scenario.duration();
+    let window = replay::window(args.from, args.to, full).map_err(window_error)?;
+    let (output, recorded) = scenario.record(window);
+    let algo = scenario.algorithm();
+    Ok(Recording {
+        algo,
+        params: algo.default_params(),
+        seed: scenarios::Builtin::SEED,
+        layout: scenario.layout(),
+        window,
+        full,
+        output,
+        recorded,
+    })
+}
+
+/// A run given as `linkrev run` takes it, recorded up to the window's end.
+fn record_run(args: &ReplayArgs) -> anyhow::Result<Recording> {
+    let Prepared {
+        algo,
+        params,
+        timeline,
+        config,
+        trace,
+    } = prepare(&args.run)?;
+    let full = config.duration;
+    let window = replay::window(args.from, args.to, full).map_err(window_error)?;
+    let layout = match &trace {
+        Some(trace) => Layout::of_trace(trace, window.from.as_secs_f64(), window.to.as_secs_f64()),
+        None => Layout::circle(timeline.node_count),
+    };
+    let seed = config.seed;
+    // Nothing after the window is shown, so the run stops there.
+    let config = RunConfig {
+        duration: window.to,
+        ..config
+    };
+    let (output, recorded) = algo.replay(&params, &timeline, config, window);
+    Ok(Recording {
+        algo,
+        params,
+        seed,
+        layout,
+        window,
+        full,
+        output,
+        recorded,
+    })
+}
+
 /// A bad `--from`/`--to`, named.
 fn window_error((flag, message): (&str, String)) -> InputError {
     InputError::parameter(flag, message)
 }
 
 /// `me-rl · rwp nodes=50,duration=300 · seed 3`.
-fn title(args: &ReplayArgs, algo: crate::registry::Algorithm, seed: u64) -> String {
+fn title(args: &ReplayArgs, algo: Algorithm, seed: u64) -> String {
     let input = match (
         &args.run.scenario,
         &args.run.trace,
@@ -171,40 +219,30 @@ fn title(args: &ReplayArgs, algo: crate::registry::Algorithm, seed: u64) -> Stri
 
 /// The command line that made this page, quoted for a POSIX shell where needed.
 fn command_line() -> String {
-    let mut args = std::env::args();
-    let program = args.next().map(|_| "linkrev".to_string());
-    program
-        .into_iter()
-        .chain(args.map(|a| shell_quote(&a)))
+    std::iter::once("linkrev".to_string())
+        .chain(
+            std::env::args_os()
+                .skip(1)
+                .map(|a| shell_quote(&a.to_string_lossy())),
+        )
         .collect::<Vec<_>>()
         .join(" ")
 }
 
-fn shell_quote(arg: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "-_=.,:/+@%".contains(c);
-    if !arg.is_empty() && arg.chars().all(plain) {
-        arg.to_string()
-    } else {
-        format!("'{}'", arg.replace('\'', "'\\''"))
-    }
-}
-
-/// The `linkrev replay` command that shows the run this process is running (`linkrev
-/// run …`) around a violation at `time_s`: the same arguments, the ten seconds before
-/// it and one after.
+/// The `linkrev replay` command that shows the run this `linkrev run …` process is
+/// running around a violation at `time_s`: the same arguments, `run` turned into
+/// `replay`, and the window around it.
 pub fn command_for_violation(time_s: f64) -> String {
-    let mut args = std::env::args().skip(1);
-    let mut out = vec!["linkrev".to_string()];
-    if let Some(sub) = args.next() {
-        out.push(if sub == "run" {
+    let mut words = vec!["linkrev".to_string()];
+    for (i, arg) in std::env::args_os().skip(1).enumerate() {
+        let arg = arg.to_string_lossy();
+        words.push(if i == 0 && arg == "run" {
             "replay".to_string()
         } else {
-            sub
+            shell_quote(&arg)
         });
     }
-    out.extend(args.filter(|a| a != "--json").map(|a| shell_quote(&a)));
-    out.push(format!("--from {:.3}", (time_s - 10.0).max(0.0)));
-    out.push(format!("--to {:.3}", time_s + 1.0));
-    out.push("-o violation.html".to_string());
-    out.join(" ")
+    words.push(window_flags(time_s));
+    words.push("-o violation.html".to_string());
+    words.join(" ")
 }

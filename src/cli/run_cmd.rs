@@ -50,8 +50,17 @@ pub struct RunArgs {
     #[arg(long, value_parser = Algorithm::value_parser(), required_unless_present_any = ["scenario", "run"])]
     pub algo: Option<Algorithm>,
     /// One run of a sweep, by its key (as the report and `linkrev export` list it), with
-    /// exactly the sweep's parameters, mobility and seed: needs --results.
-    #[arg(long, value_name = "KEY", requires = "results", conflicts_with_all = ["algo", "params"])]
+    /// exactly the sweep's parameters, mobility and seed (so no other run flag): needs
+    /// --results.
+    #[arg(
+        long,
+        value_name = "KEY",
+        requires = "results",
+        conflicts_with_all = [
+            "algo", "params", "range", "rate", "cs_time", "delay", "link_break",
+            "detection_delay", "changes", "duration", "seed",
+        ]
+    )]
     pub run: Option<String>,
     /// The results directory of --run's sweep (its spec copy gives the run's parameters).
     #[arg(long, value_name = "DIR", requires = "run")]

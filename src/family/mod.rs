@@ -34,6 +34,8 @@ pub struct Extra<'a, P, O> {
     pub observer: &'a mut O,
     /// Violations kept whole, from the first (0: only the first, in the summary).
     pub keep_violations: usize,
+    /// Only violations from this time on are kept whole.
+    pub keep_from: crate::sim::SimTime,
     /// Every node's state at t = 0; `None`: the protocol's initial states.
     pub states: Option<Vec<P>>,
 }
@@ -45,6 +47,7 @@ impl<P> Extra<'static, P, ()> {
         Extra {
             observer: Box::leak(Box::new(())),
             keep_violations: 0,
+            keep_from: crate::sim::SimTime::ZERO,
             states: None,
         }
     }

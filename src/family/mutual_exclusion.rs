@@ -65,6 +65,7 @@ pub fn run_with<P: Protocol + TokenView, O: Observer<P>>(
     let mut sim = Simulation::<P>::starting(timeline, config.clone(), &protocol, extra.states);
     let mut monitor = MeMonitor::new(P::tokens(&protocol));
     monitor.safety.keep = extra.keep_violations;
+    monitor.safety.keep_from_s = extra.keep_from.as_secs_f64();
     sim.run(&mut (&mut monitor, extra.observer));
     let counters = sim.counters();
     let requests = sim.requests().to_vec();

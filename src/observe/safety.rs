@@ -30,27 +30,23 @@ pub struct SafetyLog {
     /// every incident of a broken algorithm would cost more than the run).
     #[serde(skip)]
     pub keep: usize,
-    /// The first [`Self::keep`] violations, in order (the replay viewer marks each).
+    /// Only violations from this time on (seconds) are kept: the replay viewer keeps
+    /// those of its window.
+    #[serde(skip)]
+    pub keep_from_s: f64,
+    /// The first [`Self::keep`] violations from [`Self::keep_from_s`] on, in order.
     #[serde(skip)]
     pub kept: Vec<Violation>,
 }
 
 impl SafetyLog {
-    /// A log that keeps the first `keep` violations whole.
-    pub fn keeping(keep: usize) -> Self {
-        Self {
-            keep,
-            ..Self::default()
-        }
-    }
-
-    /// Counts a violation; builds its description only for the first one (and the
-    /// first [`Self::keep`]).
+    /// Counts a violation; builds its description only for the first one (and while
+    /// fewer than [`Self::keep`] are kept).
     pub fn record(&mut self, describe: impl FnOnce() -> Violation) {
         self.count += 1;
         if self.first.is_none() || self.kept.len() < self.keep {
             let violation = describe();
-            if self.kept.len() < self.keep {
+            if self.kept.len() < self.keep && violation.time_s >= self.keep_from_s {
                 self.kept.push(violation.clone());
             }
             self.first.get_or_insert(violation);
@@ -81,4 +77,45 @@ pub fn views_and_sink<H: PartialOrd>(
         sink &= height > *own;
     }
     Ok(sink)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(time_s: f64) -> Violation {
+        Violation {
+            kind: "token_count",
+            time_s,
+            event_index: 0,
+            nodes: Vec::new(),
+            detail: String::new(),
+        }
+    }
+
+    #[test]
+    fn keeps_the_first_violations_of_its_window_and_always_the_first() {
+        let mut log = SafetyLog {
+            keep: 2,
+            keep_from_s: 10.0,
+            ..SafetyLog::default()
+        };
+        for t in [1.0, 2.0, 3.0, 10.0, 11.0, 12.0] {
+            log.record(|| at(t));
+        }
+        assert_eq!(log.count, 6);
+        assert_eq!(log.first, Some(at(1.0)));
+        let kept: Vec<f64> = log.kept.iter().map(|v| v.time_s).collect();
+        assert_eq!(kept, [10.0, 11.0]);
+        // A plain run describes only the first.
+        let mut plain = SafetyLog::default();
+        let mut described = 0;
+        for t in [1.0, 2.0] {
+            plain.record(|| {
+                described += 1;
+                at(t)
+            });
+        }
+        assert_eq!((plain.count, described), (2, 1));
+    }
 }

@@ -32,6 +32,9 @@ pub struct Document {
     pub to: f64,
     /// Per node: waypoints `[t, x, y]`, positions in between interpolated linearly.
     pub motion: Vec<Vec<[f64; 3]>>,
+    /// Names drawn instead of the ids (the slides' letters), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub names: Option<Vec<String>>,
     /// Every label and panel line, once: drawings refer to them by index (a height
     /// appears in its node's drawing and in each neighbour's view of it).
     pub strings: Vec<String>,
@@ -53,17 +56,26 @@ pub struct Initial {
     pub links: Vec<LinkState>,
     /// Every node's drawing, by id.
     pub nodes: Vec<Drawn>,
-    /// Messages on links at that time: `[id, from, to, kind, arrives, sent]`.
-    pub messages: Vec<(u64, NodeId, NodeId, &'static str, f64, f64)>,
+    /// Messages on links at that time: `[id, from, to, kind, arrives, token, sent]`.
+    #[allow(clippy::type_complexity)]
+    pub messages: Vec<(u64, NodeId, NodeId, &'static str, f64, bool, f64)>,
 }
 
 /// A link `[a, b, dir]`: `dir` 1 draws `a → b`, -1 `b → a`, 0 no arrow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct LinkState(pub NodeId, pub NodeId, pub i8);
 
-/// A message put on a link by the event: `[id, from, to, kind, arrives]` (seconds).
+/// A message put on a link by the event: `[id, from, to, kind, arrives, token]` (seconds;
+/// `token`: it carries the token).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Sent(pub u64, pub NodeId, pub NodeId, pub &'static str, pub f64);
+pub struct Sent(
+    pub u64,
+    pub NodeId,
+    pub NodeId,
+    pub &'static str,
+    pub f64,
+    pub bool,
+);
 
 /// A node's drawing as the document stores it: `[label, [panel lines], leader, flags]`,
 /// label and lines as indices into [`Document::strings`].

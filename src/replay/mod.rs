@@ -46,7 +46,8 @@ const PLAYER: &str = include_str!("player.html");
 const PLACEHOLDER: &str = "/*LINKREV_REPLAY_DATA*/";
 
 /// Violations marked on the timeline at most (a broken algorithm can have thousands;
-/// the first ones are the ones to look at, and the count is in the title).
+/// the window's first ones are the ones to look at; the run's count is in the summary
+/// `linkrev replay` prints).
 pub const MAX_MARKS: usize = 1_000;
 
 /// A node's roles in its family, as drawn.
@@ -91,14 +92,9 @@ pub fn leader_election_from<P: Protocol + LeaderView + ReplayView>(
         leads: p.leader() == id,
         ..Roles::default()
     };
-    let mut recorder = Recorder::new(window, Box::new(roles));
-    let extra = Extra {
-        observer: &mut recorder,
-        keep_violations: MAX_MARKS,
-        states,
-    };
-    let output = family::leader_election::run_with::<P, _>(params, timeline, config, extra);
-    (output, recorder.into_recorded())
+    record(window, Box::new(roles), states, |extra| {
+        family::leader_election::run_with::<P, _>(params, timeline, config, extra)
+    })
 }
 
 /// Records a mutual-exclusion run.
@@ -113,14 +109,9 @@ pub fn mutual_exclusion<P: Protocol + TokenView + ReplayView>(
         cs: p.in_cs(),
         ..Roles::default()
     };
-    let mut recorder = Recorder::new(window, Box::new(roles));
-    let extra = Extra {
-        observer: &mut recorder,
-        keep_violations: MAX_MARKS,
-        states: None,
-    };
-    let output = family::mutual_exclusion::run_with::<P, _>(params, timeline, config, extra);
-    (output, recorder.into_recorded())
+    record(window, Box::new(roles), None, |extra| {
+        family::mutual_exclusion::run_with::<P, _>(params, timeline, config, extra)
+    })
 }
 
 /// Records a route-family run.
@@ -135,13 +126,26 @@ pub fn route<P: Protocol + RouteView + ReplayView>(
         destination: id == dest,
         ..Roles::default()
     };
-    let mut recorder = Recorder::new(window, Box::new(roles));
-    let extra = Extra {
+    record(window, Box::new(roles), None, |extra| {
+        family::route::run_with::<P, _>(params, timeline, config, extra)
+    })
+}
+
+/// Runs `run` (a family's runner) with a recorder of `window` beside its monitors,
+/// keeping the window's violations whole.
+fn record<'r, P: ReplayView>(
+    window: Window,
+    roles: recorder::RolesOf<'r, P>,
+    states: Option<Vec<P>>,
+    run: impl FnOnce(Extra<'_, P, Recorder<'r, P>>) -> RunOutput,
+) -> (RunOutput, Recorded) {
+    let mut recorder = Recorder::new(window, roles);
+    let output = run(Extra {
         observer: &mut recorder,
         keep_violations: MAX_MARKS,
-        states: None,
-    };
-    let output = family::route::run_with::<P, _>(params, timeline, config, extra);
+        keep_from: window.from,
+        states,
+    });
     (output, recorder.into_recorded())
 }
 
@@ -152,6 +156,8 @@ pub struct Layout {
     pub area: [f64; 2],
     /// Per node: waypoints `[t, x, y]`.
     pub motion: Vec<Vec<[f64; 3]>>,
+    /// Names to draw instead of the ids (the slides' letters), if any.
+    pub names: Option<Vec<String>>,
 }
 
 impl Layout {
@@ -175,6 +181,7 @@ impl Layout {
         Self {
             area: [trace.area.width, trace.area.height],
             motion,
+            names: None,
         }
     }
 
@@ -183,6 +190,7 @@ impl Layout {
         Self {
             area,
             motion: positions.iter().map(|&(x, y)| vec![[0.0, x, y]]).collect(),
+            names: None,
         }
     }
 
@@ -248,6 +256,7 @@ pub fn document(
         from: window.from.as_secs_f64(),
         to: window.to.as_secs_f64(),
         motion: layout.motion,
+        names: layout.names,
         strings: recorded.strings,
         initial: recorded.initial,
         events: recorded.steps,
@@ -273,6 +282,26 @@ pub fn write(path: &Path, document: &Document) -> anyhow::Result<u64> {
     Ok(page.len() as u64)
 }
 
+/// A command-line word quoted for a POSIX shell where it needs it.
+pub fn shell_quote(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_=.,:/+@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// The window a replay of a violation at `time_s` shows: the ten seconds before it and
+/// one after, as `--from A --to B`.
+pub fn window_flags(time_s: f64) -> String {
+    format!(
+        "--from {:.3} --to {:.3}",
+        (time_s - 10.0).max(0.0),
+        time_s + 1.0
+    )
+}
+
 /// The window `[from, to]` (seconds; defaults: the whole run), checked. An error names
 /// the flag (`from`, `to`) it is about.
 pub fn window(
@@ -282,6 +311,12 @@ pub fn window(
 ) -> Result<Window, (&'static str, String)> {
     let end = duration.as_secs_f64();
     let from_s = from.unwrap_or(0.0);
+    if to.is_some_and(|t| !t.is_finite()) {
+        return Err((
+            "to",
+            format!("must be a time in seconds, got {}", to.unwrap_or(0.0)),
+        ));
+    }
     let to_s = to.unwrap_or(end).min(end);
     if !(from_s.is_finite() && from_s >= 0.0 && from_s < end) {
         return Err((

@@ -34,6 +34,7 @@ struct OnLink {
     from: NodeId,
     to: NodeId,
     kind: &'static str,
+    token: bool,
     sent: SimTime,
     arrives: SimTime,
 }
@@ -124,7 +125,15 @@ impl<'a, P: ReplayView> Recorder<'a, P> {
                 let sent = m.sent.as_secs_f64();
                 (
                     m.id,
-                    (m.id, m.from, m.to, m.kind, m.arrives.as_secs_f64(), sent),
+                    (
+                        m.id,
+                        m.from,
+                        m.to,
+                        m.kind,
+                        m.arrives.as_secs_f64(),
+                        m.token,
+                        sent,
+                    ),
                 )
             })
             .collect::<BTreeMap<_, _>>()
@@ -189,26 +198,46 @@ impl<P: ReplayView> Observer<P> for Recorder<'_, P> {
             }
             LinkChange::Down => {
                 self.links.remove(&(a, b));
-                self.step.remove.push((a, b));
+                // A link that came up earlier in this event (`serialize` mode applies
+                // several changes at once) was never drawn: drop it instead.
+                match self.step.add.iter().position(|l| (l.0, l.1) == (a, b)) {
+                    Some(i) => {
+                        self.step.add.remove(i);
+                    }
+                    None => self.step.remove.push((a, b)),
+                }
             }
         }
         self.step.note_change(change);
         self.changed_links.push((a, b));
     }
 
-    fn on_send(&mut self, from: NodeId, to: NodeId, kind: &'static str, arrives: SimTime) {
+    fn on_send(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        kind: &'static str,
+        token: bool,
+        arrives: SimTime,
+    ) {
         let message = OnLink {
             id: self.next_id,
             from,
             to,
             kind,
+            token,
             sent: self.step.time,
             arrives,
         };
         self.next_id += 1;
-        self.step
-            .send
-            .push(Sent(message.id, from, to, kind, arrives.as_secs_f64()));
+        self.step.send.push(Sent(
+            message.id,
+            from,
+            to,
+            kind,
+            arrives.as_secs_f64(),
+            token,
+        ));
         self.on_link
             .entry((from, to))
             .or_default()
@@ -216,8 +245,19 @@ impl<P: ReplayView> Observer<P> for Recorder<'_, P> {
     }
 
     fn on_arrive(&mut self, from: NodeId, to: NodeId, delivered: bool) {
+        // The message due now on this link: the oldest one in the usual case, but under
+        // `drop` a new message may overtake one doomed by a break (a break restarts the
+        // link's FIFO order), so match the arrival time.
+        let now = self.step.time;
         let queue = self.on_link.get_mut(&(from, to));
-        let Some(message) = queue.and_then(VecDeque::pop_front) else {
+        let Some(message) = queue.and_then(|q| {
+            let at = q.iter().position(|m| m.arrives == now)?;
+            q.remove(at)
+        }) else {
+            debug_assert!(
+                false,
+                "a message arrived on {from} → {to} that was never sent"
+            );
             return;
         };
         if delivered {
@@ -241,7 +281,11 @@ impl<P: ReplayView> Observer<P> for Recorder<'_, P> {
                 self.waiting[node as usize] = false;
             }
             if drawing != self.drawings[node as usize] {
-                step.set.push((node, self.strings.store(&drawing)));
+                // Before the window only the drawing is kept (the window's start stores
+                // what it needs), so a late window's page holds no earlier strings.
+                if self.in_window(world.now) {
+                    step.set.push((node, self.strings.store(&drawing)));
+                }
                 self.drawings[node as usize] = drawing;
             }
         }
@@ -259,11 +303,11 @@ impl<P: ReplayView> Observer<P> for Recorder<'_, P> {
             let dir = Self::orientation(world, a, b);
             if dir != *recorded {
                 *recorded = dir;
-                if !step.add.iter().any(|l| (l.0, l.1) == (a, b)) {
-                    step.orient.push(LinkState(a, b, dir));
+                // A link that came up in this event is drawn with its final direction.
+                match step.add.iter_mut().find(|l| (l.0, l.1) == (a, b)) {
+                    Some(added) => added.2 = dir,
+                    None => step.orient.push(LinkState(a, b, dir)),
                 }
-            } else if let Some(added) = step.add.iter_mut().find(|l| (l.0, l.1) == (a, b)) {
-                added.2 = dir;
             }
         }
         if self.in_window(world.now) {

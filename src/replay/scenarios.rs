@@ -240,8 +240,14 @@ impl Builtin {
 
     /// Where the nodes are drawn.
     pub fn layout(&self) -> Layout {
-        Layout::fixed([100.0, 80.0], self.positions)
+        Layout {
+            names: Some(self.names.iter().map(|n| n.to_string()).collect()),
+            ..Layout::fixed([100.0, 80.0], self.positions)
+        }
     }
+
+    /// The run seed (the script fixes every delivery; the seed only names the run).
+    pub const SEED: u64 = 1;
 
     /// Runs the scenario through the simulator with the recorder.
     pub fn record(&self, window: Window) -> (RunOutput, Recorded) {
@@ -251,7 +257,7 @@ impl Builtin {
             .timeline()
             .expect("a built-in scenario is consistent");
         let config = scenario
-            .config(DelayModel::Constant(Duration(1)), 1)
+            .config(DelayModel::Constant(Duration(1)), Self::SEED)
             .expect("a built-in scenario is consistent");
         // Nothing after the window is shown, so the run stops there.
         let config = crate::sim::RunConfig {

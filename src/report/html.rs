@@ -60,13 +60,15 @@ pub struct Incident {
     pub replay: Option<String>,
 }
 
-/// The `linkrev replay` command for the run `key` of the sweep in `dir`, around its first
-/// violation at `time_s`.
+/// The `linkrev replay` command for the run `key` of the sweep in `dir` (as the report
+/// was given it: relative to where `linkrev report` ran), around its first violation at
+/// `time_s`.
 fn replay_command(dir: &std::path::Path, key: &str, time_s: Option<f64>) -> String {
-    let quote = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
+    use crate::replay::{shell_quote, window_flags};
     let window = time_s
-        .map(|t| format!(" --from {:.3} --to {:.3}", (t - 10.0).max(0.0), t + 1.0))
+        .map(|t| format!(" {}", window_flags(t)))
         .unwrap_or_default();
+    // The page is named after the key (its first 80 characters, as a file name).
     let file: String = key
         .chars()
         .map(|c| {
@@ -76,15 +78,17 @@ fn replay_command(dir: &std::path::Path, key: &str, time_s: Option<f64>) -> Stri
                 '_'
             }
         })
+        .take(80)
         .collect();
     format!(
         "linkrev replay --results {} --run {}{window} -o {file}.html",
-        quote(&dir.display().to_string()),
-        quote(key)
+        shell_quote(&dir.display().to_string()),
+        shell_quote(key)
     )
 }
 
-/// The time of a `first_violation` text (`kind at event N (T s), …`).
+/// The time of a `first_violation` text (`kind at event N (T s), …`, written by
+/// [`crate::results::tables`]; `tests/replay.rs` runs the command this feeds).
 fn violation_time(text: &str) -> Option<f64> {
     let start = text.find(" (")? + 2;
     let end = start + text[start..].find(" s)")?;

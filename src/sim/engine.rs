@@ -138,15 +138,25 @@ pub trait Observer<P: Protocol> {
     fn before_event(&mut self, now: SimTime, what: Happening) {
         let _ = (now, what);
     }
-    /// A hop `from → to` of a message of kind `kind` was put on the link during the
-    /// event just handled, to arrive at `arrives` (told, in sending order, just before
-    /// [`Observer::after_event`], and only to an observer that [`Observer::NARRATES`]).
-    /// Hops over one directed link arrive in the order they were sent.
-    fn on_send(&mut self, from: NodeId, to: NodeId, kind: &'static str, arrives: SimTime) {
-        let _ = (from, to, kind, arrives);
+    /// A hop `from → to` of a message of kind `kind` (`token`: it carries the token) was
+    /// put on the link during the event just handled, to arrive at `arrives` (told, in
+    /// sending order, just before [`Observer::after_event`], and only to an observer
+    /// that [`Observer::NARRATES`]). Hops over one directed link arrive in the order
+    /// they were sent, except that under `drop` a break restarts the order: a hop sent
+    /// after it may arrive before one sent before it (which is lost).
+    fn on_send(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        kind: &'static str,
+        token: bool,
+        arrives: SimTime,
+    ) {
+        let _ = (from, to, kind, token, arrives);
     }
-    /// The oldest hop on the directed link `from → to` arrived: handed to `to`
-    /// (`delivered`), or lost because the link broke under it (`drop`).
+    /// The hop on the directed link `from → to` due now arrived: handed to `to`
+    /// (`delivered`), or lost because the link broke under it (`drop`). Told to every
+    /// observer (it costs nothing to one that ignores it).
     fn on_arrive(&mut self, from: NodeId, to: NodeId, delivered: bool) {
         let _ = (from, to, delivered);
     }
@@ -201,9 +211,16 @@ impl<P: Protocol, A: Observer<P>, B: Observer<P>> Observer<P> for (&mut A, &mut 
         self.0.before_event(now, what);
         self.1.before_event(now, what);
     }
-    fn on_send(&mut self, from: NodeId, to: NodeId, kind: &'static str, arrives: SimTime) {
-        self.0.on_send(from, to, kind, arrives);
-        self.1.on_send(from, to, kind, arrives);
+    fn on_send(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        kind: &'static str,
+        token: bool,
+        arrives: SimTime,
+    ) {
+        self.0.on_send(from, to, kind, token, arrives);
+        self.1.on_send(from, to, kind, token, arrives);
     }
     fn on_arrive(&mut self, from: NodeId, to: NodeId, delivered: bool) {
         self.0.on_arrive(from, to, delivered);
@@ -247,9 +264,10 @@ pub struct Simulation<'t, P: Protocol> {
     touched: Vec<NodeId>,
     disturbed: Vec<NodeId>,
     sent_by: Vec<(NodeId, u64)>,
-    /// Hops sent during this event (sender, receiver, kind, arrival), kept only for an
-    /// observer that [`Observer::NARRATES`].
-    hops: Option<Vec<(NodeId, NodeId, &'static str, SimTime)>>,
+    /// Hops sent during this event (sender, receiver, kind, carries the token, arrival),
+    /// kept only for an observer that [`Observer::NARRATES`].
+    #[allow(clippy::type_complexity)]
+    hops: Option<Vec<(NodeId, NodeId, &'static str, bool, SimTime)>>,
     /// `serialize` mode: trace changes waiting for the network to be quiet.
     pending_changes: VecDeque<(LinkChange, NodeId, NodeId)>,
 }
@@ -409,8 +427,8 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             }
             self.handle(event, observer, index);
             if let Some(hops) = &mut self.hops {
-                for (from, to, kind, arrives) in hops.drain(..) {
-                    observer.on_send(from, to, kind, arrives);
+                for (from, to, kind, token, arrives) in hops.drain(..) {
+                    observer.on_send(from, to, kind, token, arrives);
                 }
             }
             observer.after_event(&self.world(index));
@@ -632,7 +650,8 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             .send_hop(self.now, from, to, route, msg, &mut self.counters);
         if let Some((at, m)) = sent {
             if let Some(hops) = &mut self.hops {
-                hops.push((from, to, crate::protocol::Message::kind(&m.msg), at));
+                use crate::protocol::Message as _;
+                hops.push((from, to, m.msg.kind(), m.msg.carries_token(), at));
             }
             self.disturbed.push(m.to);
             self.queue.push(at, Event::Deliver(m));

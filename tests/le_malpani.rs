@@ -28,22 +28,7 @@ fn ht(lid: NodeId, tau: i64, oid: i64, r: u8, delta: i64, id: NodeId) -> Height 
 
 /// Nodes at `heights` (indexed by id) on `links`, each knowing its neighbours' heights.
 fn states(heights: &[Height], links: &[(NodeId, NodeId)]) -> Vec<LeMalpani> {
-    heights
-        .iter()
-        .map(|&hi| {
-            let neighbours = links.iter().filter_map(|&(a, b)| {
-                let j = if a == hi.id {
-                    b
-                } else if b == hi.id {
-                    a
-                } else {
-                    return None;
-                };
-                Some((j, Some(heights[j as usize])))
-            });
-            LeMalpani::new(hi, neighbours)
-        })
-        .collect()
+    LeMalpani::with_views(heights, links)
 }
 
 fn height(h: &Harness<LeMalpani>, i: NodeId) -> Height {

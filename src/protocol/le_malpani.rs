@@ -256,6 +256,25 @@ impl<R: RuleSet> LeNode<R> {
         }
     }
 
+    /// Nodes at `heights` (indexed by id) on `links`, each knowing its neighbours'
+    /// heights: a quiet network in a given state (the slides' examples start mid-run).
+    pub fn with_views(heights: &[Height], links: &[(NodeId, NodeId)]) -> Vec<Self> {
+        heights
+            .iter()
+            .map(|&own| {
+                let neighbours = links.iter().filter_map(|&(a, b)| {
+                    let j = match own.id {
+                        id if id == a => b,
+                        id if id == b => a,
+                        _ => return None,
+                    };
+                    Some((j, Some(heights[j as usize])))
+                });
+                Self::new(own, neighbours)
+            })
+            .collect()
+    }
+
     /// This node's id (`height.id`).
     pub fn id(&self) -> NodeId {
         self.height.id

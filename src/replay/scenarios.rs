@@ -278,26 +278,15 @@ impl Builtin {
     }
 
     fn le_states(&self, heights: &[HeightSpec]) -> Vec<LeMalpani> {
-        let height = |id: usize| match heights[id] {
-            Some((lid, tau, oid, r, delta, id)) => Height::new(lid, tau, oid, r, delta, id),
-            None => Height::leader(id as NodeId),
-        };
-        (0..heights.len())
-            .map(|i| {
-                let me = i as NodeId;
-                let neighbours = self.links.iter().filter_map(|&(a, b)| {
-                    let j = if a == me {
-                        b
-                    } else if b == me {
-                        a
-                    } else {
-                        return None;
-                    };
-                    Some((j, Some(height(j as usize))))
-                });
-                LeMalpani::new(height(i), neighbours)
+        let heights: Vec<Height> = heights
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| match *spec {
+                Some((lid, tau, oid, r, delta, id)) => Height::new(lid, tau, oid, r, delta, id),
+                None => Height::leader(i as NodeId),
             })
-            .collect()
+            .collect();
+        LeMalpani::with_views(&heights, self.links)
     }
 }
 

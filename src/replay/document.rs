@@ -56,9 +56,8 @@ pub struct Initial {
     pub links: Vec<LinkState>,
     /// Every node's drawing, by id.
     pub nodes: Vec<Drawn>,
-    /// Messages on links at that time: `[id, from, to, kind, arrives, token, sent]`.
-    #[allow(clippy::type_complexity)]
-    pub messages: Vec<(u64, NodeId, NodeId, &'static str, f64, bool, f64)>,
+    /// Messages on links at that time.
+    pub messages: Vec<OnLink>,
 }
 
 /// A link `[a, b, dir]`: `dir` 1 draws `a → b`, -1 `b → a`, 0 no arrow.
@@ -75,6 +74,19 @@ pub struct Sent(
     pub &'static str,
     pub f64,
     pub bool,
+);
+
+/// A message on a link when the window starts: `[id, from, to, kind, arrives, token,
+/// sent]` (seconds).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OnLink(
+    pub u64,
+    pub NodeId,
+    pub NodeId,
+    pub &'static str,
+    pub f64,
+    pub bool,
+    pub f64,
 );
 
 /// A node's drawing as the document stores it: `[label, [panel lines], leader, flags]`,

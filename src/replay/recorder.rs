@@ -7,7 +7,9 @@
 //! messages on each directed link) and compares after each event; only the nodes whose
 //! handlers ran can have changed, and only their links can have turned.
 
-use super::document::{Initial, LinkState, NodeDrawing, Recorded, Sent, Snapshot, Step, Strings};
+use super::document::{
+    Initial, LinkState, NodeDrawing, OnLink, Recorded, Sent, Snapshot, Step, Strings,
+};
 use crate::NodeId;
 use crate::protocol::ReplayView;
 use crate::sim::{Happening, Observer, SimTime, World};
@@ -29,7 +31,7 @@ pub struct Window {
 
 /// A message on a link, as recorded.
 #[derive(Clone, Debug)]
-struct OnLink {
+struct Queued {
     id: u64,
     from: NodeId,
     to: NodeId,
@@ -53,7 +55,7 @@ pub struct Recorder<'a, P> {
     /// it; the view traits need not).
     waiting: Vec<bool>,
     /// Messages on each directed link, oldest first (links are FIFO).
-    on_link: HashMap<(NodeId, NodeId), VecDeque<OnLink>>,
+    on_link: HashMap<(NodeId, NodeId), VecDeque<Queued>>,
     next_id: u64,
     /// The event being handled: what it is and what it did so far.
     step: Step,
@@ -122,18 +124,10 @@ impl<'a, P: ReplayView> Recorder<'a, P> {
             .values()
             .flatten()
             .map(|m| {
-                let sent = m.sent.as_secs_f64();
+                let (arrives, sent) = (m.arrives.as_secs_f64(), m.sent.as_secs_f64());
                 (
                     m.id,
-                    (
-                        m.id,
-                        m.from,
-                        m.to,
-                        m.kind,
-                        m.arrives.as_secs_f64(),
-                        m.token,
-                        sent,
-                    ),
+                    OnLink(m.id, m.from, m.to, m.kind, arrives, m.token, sent),
                 )
             })
             .collect::<BTreeMap<_, _>>()
@@ -220,7 +214,7 @@ impl<P: ReplayView> Observer<P> for Recorder<'_, P> {
         token: bool,
         arrives: SimTime,
     ) {
-        let message = OnLink {
+        let message = Queued {
             id: self.next_id,
             from,
             to,

@@ -228,6 +228,15 @@ impl<P: Protocol, A: Observer<P>, B: Observer<P>> Observer<P> for (&mut A, &mut 
     }
 }
 
+/// A hop sent during an event, for [`Observer::on_send`].
+struct Hop {
+    from: NodeId,
+    to: NodeId,
+    kind: &'static str,
+    token: bool,
+    arrives: SimTime,
+}
+
 enum Event<M> {
     /// The next link event of the timeline is due.
     Topology(usize),
@@ -264,10 +273,9 @@ pub struct Simulation<'t, P: Protocol> {
     touched: Vec<NodeId>,
     disturbed: Vec<NodeId>,
     sent_by: Vec<(NodeId, u64)>,
-    /// Hops sent during this event (sender, receiver, kind, carries the token, arrival),
-    /// kept only for an observer that [`Observer::NARRATES`].
-    #[allow(clippy::type_complexity)]
-    hops: Option<Vec<(NodeId, NodeId, &'static str, bool, SimTime)>>,
+    /// Hops sent during this event, kept only for an observer that
+    /// [`Observer::NARRATES`].
+    hops: Option<Vec<Hop>>,
     /// `serialize` mode: trace changes waiting for the network to be quiet.
     pending_changes: VecDeque<(LinkChange, NodeId, NodeId)>,
 }
@@ -427,8 +435,8 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             }
             self.handle(event, observer, index);
             if let Some(hops) = &mut self.hops {
-                for (from, to, kind, token, arrives) in hops.drain(..) {
-                    observer.on_send(from, to, kind, token, arrives);
+                for hop in hops.drain(..) {
+                    observer.on_send(hop.from, hop.to, hop.kind, hop.token, hop.arrives);
                 }
             }
             observer.after_event(&self.world(index));
@@ -651,7 +659,13 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         if let Some((at, m)) = sent {
             if let Some(hops) = &mut self.hops {
                 use crate::protocol::Message as _;
-                hops.push((from, to, m.msg.kind(), m.msg.carries_token(), at));
+                hops.push(Hop {
+                    from,
+                    to,
+                    kind: m.msg.kind(),
+                    token: m.msg.carries_token(),
+                    arrives: at,
+                });
             }
             self.disturbed.push(m.to);
             self.queue.push(at, Event::Deliver(m));

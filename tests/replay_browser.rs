@@ -118,6 +118,21 @@ fn the_page_shows_the_simulators_state_at_a_chosen_time() {
             "{algo}: every link oriented"
         );
         assert_eq!(drawn_links(&dom), expected, "{algo} at {at} s");
+        // Each leader-election node names the leader it believes in, as the snapshot has it.
+        if algo.starts_with("le-") {
+            let subs: Vec<String> = dom
+                .split("<text class=\"sub\"")
+                .skip(1)
+                .map(|t| t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()].to_string())
+                .collect();
+            let leaders: Vec<String> = snap["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| format!("L{}", n["leader"]))
+                .collect();
+            assert_eq!(subs, leaders, "{algo}: leader labels");
+        }
     }
 }
 

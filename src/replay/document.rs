@@ -18,7 +18,7 @@ pub struct Document {
     pub title: String,
     /// The command that reproduces the file.
     pub command: String,
-    /// The family's name (`leader_election`).
+    /// The family's name (`leader-election`, `mutual-exclusion`, `route`).
     pub family: &'static str,
     /// The algorithm's registry name.
     pub algorithm: &'static str,

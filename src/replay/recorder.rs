@@ -119,20 +119,16 @@ impl<'a, P: ReplayView> Recorder<'a, P> {
 
     /// The state now, whole: the viewer's starting point.
     fn snapshot(&mut self, now: SimTime) -> Initial {
-        let messages = self
+        let mut messages: Vec<OnLink> = self
             .on_link
             .values()
             .flatten()
             .map(|m| {
                 let (arrives, sent) = (m.arrives.as_secs_f64(), m.sent.as_secs_f64());
-                (
-                    m.id,
-                    OnLink(m.id, m.from, m.to, m.kind, arrives, m.token, sent),
-                )
+                OnLink(m.id, m.from, m.to, m.kind, arrives, m.token, sent)
             })
-            .collect::<BTreeMap<_, _>>()
-            .into_values()
             .collect();
+        messages.sort_by_key(|m| m.0);
         let strings = &mut self.strings;
         let nodes = self.drawings.iter().map(|d| strings.store(d)).collect();
         Initial {

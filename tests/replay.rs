@@ -385,6 +385,14 @@ fn the_cli_writes_one_self_contained_page_and_refuses_bad_windows() {
         assert!(err.contains(field), "{flags:?}: {err}");
         assert!(!bad.exists(), "no page written for {flags:?}");
     }
+    let help = String::from_utf8_lossy(&linkrev(&["replay", "--help"]).stdout).into_owned();
+    for builtin in scenarios::BUILTINS {
+        assert!(
+            help.contains(builtin.name),
+            "--help does not name {}",
+            builtin.name
+        );
+    }
     let out = linkrev(&["replay", "--scenario", "slides-nothing", "-o", page_s]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("slides-nothing"));

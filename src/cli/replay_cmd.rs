@@ -16,8 +16,7 @@ use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// The run, as `linkrev run` takes it. `--scenario` also takes a built-in scenario:
-    /// the seed slides' worked examples (slides-le-a, slides-le-b, slides-rl).
+    /// The run, as `linkrev run` takes it.
     #[command(flatten)]
     pub run: RunArgs,
     /// Record from this simulated time (seconds; the run still starts at 0).

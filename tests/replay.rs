@@ -32,7 +32,7 @@ fn rebuild(doc: &Document, upto: usize) -> Rebuilt {
             .iter()
             .map(|l| ((l.0, l.1), l.2))
             .collect(),
-        nodes: doc.initial.nodes.iter().map(|d| doc.drawing(d)).collect(),
+        nodes: Vec::new(),
         in_flight: doc.initial.messages.iter().map(|m| m.0).collect(),
     };
     // When each message is due: an event delivers (or loses) exactly the message due
@@ -43,6 +43,7 @@ fn rebuild(doc: &Document, upto: usize) -> Rebuilt {
         .iter()
         .map(|m| (m.0, (m.1, m.2, m.4)))
         .collect();
+    let mut drawn = doc.initial.nodes.clone();
     for step in &doc.events[..upto] {
         for &(a, b) in &step.remove {
             assert!(
@@ -53,8 +54,9 @@ fn rebuild(doc: &Document, upto: usize) -> Rebuilt {
         for l in step.add.iter().chain(&step.orient) {
             state.links.insert((l.0, l.1), l.2);
         }
-        for (node, drawn) in &step.set {
-            state.nodes[*node as usize] = doc.drawing(drawn);
+        for redrawn in &step.set {
+            let node = redrawn.0 as usize;
+            drawn[node] = redrawn.apply(&drawn[node]);
         }
         for m in &step.send {
             assert!(state.in_flight.insert(m.0), "message id {} reused", m.0);
@@ -75,6 +77,7 @@ fn rebuild(doc: &Document, upto: usize) -> Rebuilt {
             );
         }
     }
+    state.nodes = drawn.iter().map(|d| doc.drawing(d)).collect();
     state
 }
 
@@ -308,15 +311,15 @@ fn slides_rl_shows_the_token_travel_and_a_height_raise() {
         .events
         .iter()
         .flat_map(|e| e.set.iter())
-        .filter(|(_, d)| d.3.contains(&"cs"))
-        .map(|&(n, _)| n)
+        .filter(|r| r.3.contains(&"cs"))
+        .map(|r| r.0)
         .collect();
     assert_eq!(entered, [3, 1]);
     let down = doc.events.iter().position(|e| e.kind == "down").unwrap();
     let raised = doc.events[down..].iter().any(|e| {
         e.set
             .iter()
-            .any(|(n, d)| *n == 1 && doc.strings[d.0 as usize].starts_with("(1,"))
+            .any(|r| r.0 == 1 && doc.strings[r.1 as usize].starts_with("(1,"))
     });
     assert!(raised, "node 1 raised its height after losing 0-1");
     let tokens = doc

@@ -86,7 +86,8 @@ fn the_page_shows_the_simulators_state_at_a_chosen_time() {
             "-o",
             page.to_str().unwrap(),
         ]);
-        let url = format!("file://{}#t={at}", page.display());
+        // Node 3's panel open: its state text must be the one the snapshot has.
+        let url = format!("file://{}#t={at}&node=3", page.display());
         let run = browse(
             &chromium,
             &tmp.path().join("profile"),
@@ -118,6 +119,10 @@ fn the_page_shows_the_simulators_state_at_a_chosen_time() {
             "{algo}: every link oriented"
         );
         assert_eq!(drawn_links(&dom), expected, "{algo} at {at} s");
+        let panel = &dom[dom.find("id=\"p-state\"").unwrap()..];
+        let panel = &panel[panel.find('>').unwrap() + 1..panel.find("</pre>").unwrap()];
+        let want = snap["nodes"][3]["state"].as_str().unwrap();
+        assert_eq!(panel.trim_end(), want.trim_end(), "{algo}: node 3's panel");
         // Each leader-election node names the leader it believes in, as the snapshot has it.
         if algo.starts_with("le-") {
             let subs: Vec<String> = dom

@@ -38,8 +38,8 @@ pub struct ReplayArgs {
     pub snapshot: Option<PathBuf>,
 }
 
-/// Pages above this size (bytes) get a note about --from/--to: 25 MB (50 nodes, 300 s
-/// of RL) open in about 3 s in headless Chromium, 105 MB (200 nodes) in about 20 s.
+/// Pages above this size (bytes) get a note about --from/--to: 15 MB (50 nodes, 300 s
+/// of RL) open in about 2 s in headless Chromium, 57 MB (200 nodes) in about 11 s.
 const LARGE_PAGE: u64 = 40_000_000;
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
@@ -112,7 +112,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
     if bytes > LARGE_PAGE {
         eprintln!(
             "note: a page this size takes a browser several seconds to open; --from and --to \
-             record a shorter window (a 200-node RL run is about 0.35 MB per simulated second)"
+             record a shorter window (a 200-node RL run is about 0.2 MB per simulated second)"
         );
     }
     Ok(Outcome::Success)

@@ -99,6 +99,51 @@ pub struct Drawn(
     pub Vec<&'static str>,
 );
 
+/// A node's new drawing as a change of its previous one (the window's initial drawing or
+/// its last redrawing): `[node, label, leader, flags, line count, [position, line, …]]`,
+/// the panel lines that differ listed by position. Most events change one view line of
+/// a node, so this is a fraction of the whole drawing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Redrawn(
+    pub NodeId,
+    pub u32,
+    pub Option<NodeId>,
+    pub Vec<&'static str>,
+    pub u32,
+    pub Vec<u32>,
+);
+
+impl Redrawn {
+    /// Node `node`'s drawing `new` as a change of `old`.
+    pub fn between(node: NodeId, old: &Drawn, new: &Drawn) -> Self {
+        let changes = new
+            .1
+            .iter()
+            .enumerate()
+            .filter(|&(i, line)| old.1.get(i) != Some(line))
+            .flat_map(|(i, &line)| [i as u32, line])
+            .collect();
+        Redrawn(
+            node,
+            new.0,
+            new.2,
+            new.3.clone(),
+            new.1.len() as u32,
+            changes,
+        )
+    }
+
+    /// The drawing it describes, given the node's previous one.
+    pub fn apply(&self, old: &Drawn) -> Drawn {
+        let mut lines = old.1.clone();
+        lines.resize(self.4 as usize, 0);
+        for change in self.5.chunks_exact(2) {
+            lines[change[0] as usize] = change[1];
+        }
+        Drawn(self.1, lines, self.2, self.3.clone())
+    }
+}
+
 /// Strings stored once, referred to by index.
 #[derive(Clone, Debug, Default)]
 pub struct Strings {
@@ -215,9 +260,9 @@ pub struct Step {
     /// Links whose orientation changed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub orient: Vec<LinkState>,
-    /// Nodes whose drawing changed: `[node, drawing]`, the new drawing whole.
+    /// Nodes whose drawing changed, each as a change of its previous drawing.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub set: Vec<(NodeId, Drawn)>,
+    pub set: Vec<Redrawn>,
     /// Messages the event put on links.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub send: Vec<Sent>,

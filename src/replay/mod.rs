@@ -16,8 +16,9 @@
 //! (`initial`: links `[a, b, dir]` with `dir` 1 for `a → b`, -1 for `b → a`, 0 for an
 //! unoriented link; node drawings; messages on links), then one step per event with
 //! only what the event changed (links added, removed or turned; nodes whose drawing
-//! changed, whole; messages sent, delivered or lost), and the safety violations'
-//! onsets. The player (`player.html`, inline script, no external resources) replays the
+//! changed, as the label, roles and panel lines that differ from the node's previous
+//! drawing; messages sent, delivered or lost), and the safety violations' onsets.
+//! Labels and panel lines are stored once, in `strings`, and referred to by index. The player (`player.html`, inline script, no external resources) replays the
 //! steps once at load and keeps a checkpoint every few hundred events, so seeking costs
 //! at most one checkpoint and a few hundred steps.
 

@@ -8,7 +8,8 @@
 //! handlers ran can have changed, and only their links can have turned.
 
 use super::document::{
-    Initial, LinkState, NodeDrawing, OnLink, Recorded, Sent, Snapshot, Step, Strings,
+    Drawn, Initial, LinkState, NodeDrawing, OnLink, Recorded, Redrawn, Sent, Snapshot, Step,
+    Strings,
 };
 use crate::NodeId;
 use crate::protocol::ReplayView;
@@ -49,6 +50,9 @@ pub struct Recorder<'a, P> {
     drawings: Vec<NodeDrawing>,
     /// Labels and panel lines, stored once.
     strings: Strings,
+    /// Each node's drawing as last stored in the document (from the window's start), which
+    /// the next redrawing is a change of.
+    stored: Vec<Drawn>,
     /// Links up, `a < b`, with the orientation last recorded.
     links: BTreeMap<(NodeId, NodeId), i8>,
     /// Nodes that requested the CS and have not entered it (the engine's workload knows
@@ -77,6 +81,7 @@ impl<'a, P: ReplayView> Recorder<'a, P> {
             roles,
             drawings: Vec::new(),
             strings: Strings::default(),
+            stored: Vec::new(),
             links: BTreeMap::new(),
             waiting: Vec::new(),
             on_link: HashMap::new(),
@@ -130,7 +135,8 @@ impl<'a, P: ReplayView> Recorder<'a, P> {
             .collect();
         messages.sort_by_key(|m| m.0);
         let strings = &mut self.strings;
-        let nodes = self.drawings.iter().map(|d| strings.store(d)).collect();
+        let nodes: Vec<Drawn> = self.drawings.iter().map(|d| strings.store(d)).collect();
+        self.stored = nodes.clone();
         Initial {
             time: now,
             links: self
@@ -274,7 +280,10 @@ impl<P: ReplayView> Observer<P> for Recorder<'_, P> {
                 // Before the window only the drawing is kept (the window's start stores
                 // what it needs), so a late window's page holds no earlier strings.
                 if self.in_window(world.now) {
-                    step.set.push((node, self.strings.store(&drawing)));
+                    let drawn = self.strings.store(&drawing);
+                    let old = &self.stored[node as usize];
+                    step.set.push(Redrawn::between(node, old, &drawn));
+                    self.stored[node as usize] = drawn;
                 }
                 self.drawings[node as usize] = drawing;
             }

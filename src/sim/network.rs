@@ -330,7 +330,7 @@ impl<M: Message> Network<M> {
         let state = self.pairs.entry(pair(a, b)).or_default();
         if change == LinkChange::Up {
             self.graph.add_edge(a, b);
-            self.paths.changed(change, a, b, &self.graph);
+            self.paths.changed(change, a, b);
             if state.down_pending {
                 // A break healed before it was detected: the endpoints never noticed.
                 state.down_pending = false;
@@ -342,7 +342,7 @@ impl<M: Message> Network<M> {
             }
         } else {
             self.graph.remove_edge(a, b);
-            self.paths.changed(change, a, b, &self.graph);
+            self.paths.changed(change, a, b);
             state.epoch = state.epoch.wrapping_add(1);
             if drop {
                 // Messages in flight are lost, so they must not hold back new ones.

@@ -68,6 +68,7 @@ pub mod cli;
 pub mod family;
 pub mod graph;
 pub mod input;
+pub mod memory;
 pub mod mobility;
 pub mod observe;
 pub mod output;

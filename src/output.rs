@@ -21,11 +21,7 @@ where
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".linkrev-").suffix(".tmp");
-    #[cfg(unix)]
-    builder.permissions(ordinary_permissions(0o666));
-    let mut temp = builder.tempfile_in(dir)?;
+    let mut temp = temporary_file_in(dir)?;
     {
         let mut writer = BufWriter::new(temp.as_file_mut());
         fill(&mut writer)?;
@@ -34,6 +30,16 @@ where
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// A temporary file in `dir` with the permissions of an ordinary file, named so that
+/// the results store removes it if a kill leaves it behind (`.linkrev-*.tmp`).
+pub fn temporary_file_in(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".linkrev-").suffix(".tmp");
+    #[cfg(unix)]
+    builder.permissions(ordinary_permissions(0o666));
+    builder.tempfile_in(dir)
 }
 
 /// `mode` less the umask, as `open(2)` and `mkdir(2)` apply it to what tempfile creates.

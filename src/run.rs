@@ -65,6 +65,22 @@ pub enum EventRecords {
     RouteChanges(Vec<RouteChangeRecord>),
 }
 
+impl EventRecords {
+    /// The number of records (rows of the family's per-event table).
+    pub fn len(&self) -> usize {
+        match self {
+            EventRecords::Changes(c) => c.len(),
+            EventRecords::Requests(r) => r.len(),
+            EventRecords::RouteChanges(r) => r.len(),
+        }
+    }
+
+    /// Whether there are no records.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// Everything one run produces.
 #[derive(Clone, Debug)]
 pub struct RunOutput {

@@ -368,3 +368,109 @@ fn a_compaction_killed_between_tables_finishes_to_the_same_tables() {
         assert_eq!(tables(&whole), tables(&dir));
     }
 }
+
+/// Every compacted file of `table` in `dir`, by name, with its bytes.
+fn compacted_files(dir: &Path, table: &str) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_str().unwrap();
+            name.starts_with(&format!("{table}.")) && name.ends_with(".parquet")
+        })
+        .map(|p| {
+            let name = p.file_name().unwrap().to_str().unwrap().to_string();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_table_larger_than_a_file_is_split_by_run_index_and_reads_back_whole() {
+    let plan = plan();
+    let stop = AtomicBool::new(false);
+    let root = tempfile::tempdir().unwrap();
+    let whole = root.path().join("whole");
+    execute(&plan, &whole, &options(2, 4, None), &stop, &Quiet).unwrap();
+    let shard = Shard::parse("1/1").unwrap();
+    let mut splits = Vec::new();
+    for (threads, batch) in [(1, 5), (2, 3)] {
+        let dir = root.path().join(format!("split-{threads}-{batch}"));
+        execute(
+            &plan,
+            &dir,
+            &options(threads, batch, Some(shard)),
+            &stop,
+            &Quiet,
+        )
+        .unwrap();
+        // Files of 5 runs: runs 0–4, 5–9, 10–11.
+        let store = Store::open(&dir).unwrap().with_part_runs(5);
+        store.compact().unwrap();
+        assert!(store.verify().unwrap().is_empty());
+        let one = Store::open_read_only(&whole).unwrap();
+        for table in table_names() {
+            let files = compacted_files(&dir, table);
+            let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+            if table == "runs" {
+                assert_eq!(
+                    names,
+                    [
+                        "runs.00000005.parquet",
+                        "runs.00000010.parquet",
+                        "runs.parquet"
+                    ]
+                );
+            }
+            let read = store.read_table(table).unwrap();
+            let expected = one.read_table(table).unwrap();
+            assert!(
+                read.equals_missing(&expected),
+                "{table}: the split files read back differ from the single file"
+            );
+            // Each file holds exactly its runs.
+            for (name, _) in &files {
+                use polars::prelude::{ParquetReader, SerReader};
+                let file = std::fs::File::open(dir.join(name)).unwrap();
+                let df = ParquetReader::new(file).finish().unwrap();
+                let first = name
+                    .strip_prefix(&format!("{table}."))
+                    .and_then(|rest| rest.strip_suffix(".parquet"))
+                    .map_or(0, |digits| digits.parse::<u64>().unwrap());
+                for i in df
+                    .column("run_index")
+                    .unwrap()
+                    .u64()
+                    .unwrap()
+                    .into_no_null_iter()
+                {
+                    assert!((first..first + 5).contains(&i), "{name} holds run {i}");
+                }
+            }
+            // Read a slice at a time, the rows come in the same order.
+            let mut pieces = Vec::new();
+            let rows = store
+                .for_each_piece(table, 7, &mut |df| {
+                    pieces.push(df.clone());
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(rows, expected.height());
+            if let Some(mut all) = pieces.first().cloned() {
+                for p in &pieces[1..] {
+                    all.vstack_mut(p).unwrap();
+                }
+                assert!(all.equals_missing(&expected), "{table}: pieces differ");
+            }
+            splits.push(files);
+        }
+    }
+    let half = splits.len() / 2;
+    assert_eq!(
+        splits[..half],
+        splits[half..],
+        "thread count or batch size changed the split files"
+    );
+}

@@ -216,11 +216,7 @@ fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
     if stored == plan.runs.len() && args.shard.is_none() {
         eprintln!(
             "complete: {}",
-            tables()
-                .iter()
-                .map(|t| format!("{t}.parquet"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            crate::results::store::compacted_summary(plan.runs.len())
         );
     } else if stored == plan.runs.len() {
         eprintln!(

@@ -36,6 +36,8 @@ pub fn tables() -> Vec<&'static str> {
 /// One experiment's result directory.
 pub struct Store {
     dir: PathBuf,
+    /// Runs per compacted file ([`PART_RUNS`] unless a test asks for fewer).
+    part_runs: u64,
     /// Held by a store that writes (see [`DirLock`]); `None` for a read-only one.
     _lock: Option<DirLock>,
 }
@@ -121,6 +123,13 @@ impl Store {
         Self::open_with(dir, None, lock)
     }
 
+    /// The same store compacting into files of `runs` runs instead of [`PART_RUNS`]:
+    /// lets tests split small sweeps the way large ones are split.
+    pub fn with_part_runs(mut self, runs: u64) -> Self {
+        self.part_runs = runs.max(1);
+        self
+    }
+
     /// Opens `dir` for one shard of a plan while other shards may be writing to it at
     /// the same time (a Slurm array job), sharing the lock with them: cleans up only
     /// batches of the runs this shard `owns` (by run index) and leaves temporary files
@@ -151,6 +160,7 @@ impl Store {
         }
         let store = Store {
             dir: dir.to_path_buf(),
+            part_runs: PART_RUNS,
             _lock: Some(lock),
         };
         store.drop_incomplete_batches(owns)?;
@@ -250,6 +260,7 @@ impl Store {
         }
         Ok(Store {
             dir: dir.to_path_buf(),
+            part_runs: PART_RUNS,
             _lock: None,
         })
     }
@@ -358,12 +369,14 @@ impl Store {
     }
 
     /// Merges each table's chunks into `<table>.parquet`, sorted by run index, then
-    /// removes the chunks.
+    /// removes the chunks. A table of more than [`PART_RUNS`] runs continues in
+    /// `<table>.<first run, 8 digits>.parquet` files of that many runs each (see
+    /// [`PART_RUNS`]).
     ///
     /// Streaming, so memory stays flat however large the sweep: chunks are read in order
     /// of their first run index, and each is sorted; once the next chunk starts at run
     /// `k`, every row of a run below `k` has been read and can be written. Rows are written
-    /// in row groups of [`ROW_GROUP_RUNS`] consecutive run indices, boundaries that depend
+    /// in row groups of [`row_group_runs`] consecutive run indices, boundaries that depend
     /// on the plan only, so the file's bytes do not depend on how runs were batched.
     pub fn compact(&self) -> anyhow::Result<()> {
         for table in tables() {
@@ -373,11 +386,12 @@ impl Store {
                 continue;
             }
             if compacted.exists() {
-                // A compaction killed after writing the compacted file but before
+                // A compaction killed after writing the compacted files but before
                 // removing the chunks: finish it if the chunks hold nothing new.
-                let done: std::collections::HashSet<u64> = run_indices(&read_parquet(&compacted)?)?
-                    .into_iter()
-                    .collect();
+                let mut done = std::collections::HashSet::new();
+                for file in self.compacted_files(table)? {
+                    done.extend(run_indices(&read_parquet(&file)?)?);
+                }
                 let mut stale = true;
                 for p in &parts {
                     stale &= run_indices(&read_parquet(p)?)?
@@ -396,22 +410,16 @@ impl Store {
                     self.dir.join(table).display()
                 );
             }
-            let mut failure: Option<anyhow::Error> = None;
-            write_atomically(&compacted, |w| {
-                if let Err(e) = stream_sorted(&parts, w) {
-                    failure = Some(e);
-                    return Err(std::io::Error::other("compaction failed"));
-                }
-                Ok(())
-            })
-            .map_err(|e| match failure.take() {
-                Some(f) => f,
-                None => anyhow::Error::from(e),
-            })
-            .with_context(|| format!("compacting {}", compacted.display()))?;
+            let layout = Layout {
+                group_runs: row_group_runs(table).min(self.part_runs),
+                part_runs: self.part_runs,
+            };
+            stream_sorted(&parts, layout, &self.dir, table)
+                .with_context(|| format!("compacting {}", compacted.display()))?;
             for p in &parts {
                 fs::remove_file(p).with_context(|| format!("removing {}", p.display()))?;
             }
+            crate::memory::return_freed_memory();
         }
         Ok(())
     }
@@ -455,10 +463,10 @@ impl Store {
     /// gigabytes. Chunk rows of runs the compacted table holds are not counted, as
     /// [`without_compacted_runs`] drops them.
     fn rows_per_run(&self, table: &str) -> anyhow::Result<HashMap<u64, u64>> {
-        let compacted = self.dir.join(format!("{table}.parquet"));
+        let compacted = self.compacted_files(table)?;
         let (mut in_compacted, mut in_chunks) = (HashMap::new(), HashMap::new());
         for part in self.table_files(table)? {
-            let counts = if part == compacted {
+            let counts = if compacted.contains(&part) {
                 &mut in_compacted
             } else {
                 &mut in_chunks
@@ -519,30 +527,34 @@ impl Store {
         each: &mut dyn FnMut(&mut DataFrame) -> anyhow::Result<()>,
     ) -> anyhow::Result<usize> {
         let parts = self.table_files(table)?;
-        let compacted = self.dir.join(format!("{table}.parquet"));
-        if parts != [compacted.clone()] {
+        let compacted = self.compacted_files(table)?;
+        if parts != compacted || compacted.is_empty() {
             let mut df = self.read_table(table)?;
             each(&mut df)?;
             return Ok(df.height());
         }
-        let open =
-            || File::open(&compacted).with_context(|| format!("opening {}", compacted.display()));
-        let total = anyhow::Context::with_context(ParquetReader::new(open()?).num_rows(), || {
-            format!("reading {}", compacted.display())
-        })?;
-        let mut offset = 0;
-        while offset < total {
-            let len = rows.max(1).min(total - offset);
-            let piece = ParquetReader::new(open()?)
-                .with_slice(Some((offset, len)))
-                .finish();
-            let mut piece = anyhow::Context::with_context(piece, || {
-                format!("reading {} (corrupt file?)", compacted.display())
-            })?;
-            each(&mut piece)?;
-            offset += len;
+        let mut rows_handed = 0;
+        for file in &compacted {
+            let open = || File::open(file).with_context(|| format!("opening {}", file.display()));
+            let total =
+                anyhow::Context::with_context(ParquetReader::new(open()?).num_rows(), || {
+                    format!("reading {}", file.display())
+                })?;
+            let mut offset = 0;
+            while offset < total {
+                let len = rows.max(1).min(total - offset);
+                let piece = ParquetReader::new(open()?)
+                    .with_slice(Some((offset, len)))
+                    .finish();
+                let mut piece = anyhow::Context::with_context(piece, || {
+                    format!("reading {} (corrupt file?)", file.display())
+                })?;
+                each(&mut piece)?;
+                offset += len;
+            }
+            rows_handed += total;
         }
-        Ok(total)
+        Ok(rows_handed)
     }
 
     /// The column names of a table (empty if it has no rows stored yet).
@@ -557,13 +569,34 @@ impl Store {
         Ok(schema.iter_names().map(|n| n.to_string()).collect())
     }
 
+    /// A table's files: its chunks, then its compacted files.
     fn table_files(&self, table: &str) -> anyhow::Result<Vec<PathBuf>> {
         let mut parts = parquet_files(&self.dir.join(table))?;
-        let compacted = self.dir.join(format!("{table}.parquet"));
-        if compacted.exists() {
-            parts.push(compacted);
-        }
+        parts.extend(self.compacted_files(table)?);
         Ok(parts)
+    }
+
+    /// A table's compacted files in run order: none until `<table>.parquet` exists (it
+    /// is renamed into place last), then it and the parts after it.
+    fn compacted_files(&self, table: &str) -> anyhow::Result<Vec<PathBuf>> {
+        let first = self.dir.join(format!("{table}.parquet"));
+        if !first.exists() {
+            return Ok(Vec::new());
+        }
+        let mut later = Vec::new();
+        let listing =
+            fs::read_dir(&self.dir).with_context(|| format!("listing {}", self.dir.display()))?;
+        for entry in listing {
+            let path = entry?.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if part_first_run(name, table).is_some() {
+                later.push(path);
+            }
+        }
+        later.sort();
+        let mut files = vec![first];
+        files.extend(later);
+        Ok(files)
     }
 
     /// Refuses a directory whose runs are stored without one of the tables (every
@@ -605,8 +638,7 @@ impl Store {
                 }
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
-        let frames =
-            without_compacted_runs(frames, self.dir.join(format!("{table}.parquet")).exists())?;
+        let frames = without_compacted_runs(frames, self.compacted_files(table)?.len())?;
         if frames.is_empty() {
             // Nothing stored yet: no columns to sort by; callers say so.
             return Ok(DataFrame::empty());
@@ -619,20 +651,23 @@ impl Store {
     }
 }
 
-/// `frames` are the chunks, then (when `compacted`) the compacted table last. Chunk
-/// rows of runs the compacted table already holds are dropped: compaction writes the
-/// compacted file before it removes the chunks, so a kill in between (or a report
-/// reading during compaction) sees both, and must not count those runs twice.
+/// `frames` are the chunks, then the `compacted` files last. Chunk rows of runs the
+/// compacted files already hold are dropped: compaction writes the compacted files
+/// before it removes the chunks, so a kill in between (or a report reading during
+/// compaction) sees both, and must not count those runs twice.
 fn without_compacted_runs(
     mut frames: Vec<DataFrame>,
-    compacted: bool,
+    compacted: usize,
 ) -> anyhow::Result<Vec<DataFrame>> {
-    if !compacted || frames.len() < 2 {
+    if compacted == 0 || frames.len() <= compacted {
         return Ok(frames);
     }
-    let last = frames.len() - 1;
-    let done: std::collections::HashSet<u64> = run_indices(&frames[last])?.into_iter().collect();
-    for df in &mut frames[..last] {
+    let chunks = frames.len() - compacted;
+    let mut done = std::collections::HashSet::new();
+    for df in &frames[chunks..] {
+        done.extend(run_indices(df)?);
+    }
+    for df in &mut frames[..chunks] {
         let mask: BooleanChunked = df
             .column("run_index")?
             .u64()?
@@ -667,8 +702,119 @@ impl std::fmt::Display for MissingRows {
     }
 }
 
-/// Runs per row group of a compacted table (see [`Store::compact`]).
-pub const ROW_GROUP_RUNS: u64 = 16;
+/// Runs per row group of a compacted table (see [`Store::compact`]). Compaction holds
+/// about two row groups of rows (the open group and the next chunk), so the per-event
+/// tables, thousands of rows of 30 columns per run, get groups of 8 runs (a 10,000-run
+/// compaction peaked at 213 MB with 16, 174 MB with 8). The Parquet writer keeps each
+/// column chunk's page records until it finishes the file (about 1.4 kB each), so the
+/// `runs` table, one row per run and 78 columns, gets groups of 1,024 runs: in groups
+/// of 16 rows its records took 116 MB of that compaction.
+pub fn row_group_runs(table: &str) -> u64 {
+    if table == RUNS { 1024 } else { 8 }
+}
+
+/// Runs per compacted file. The writer's page records (above) are freed only when a
+/// file is finished, so one file per table made a compaction's memory grow with the
+/// sweep; files of 2,048 runs bound it. Sweeps of at most this many runs keep one file
+/// per table.
+pub const PART_RUNS: u64 = 2048;
+
+/// The compacted files of a sweep of `runs` runs, for messages: `runs.parquet, …`, and
+/// how the tables continue when they are split.
+pub fn compacted_summary(runs: usize) -> String {
+    let names: Vec<String> = tables().iter().map(|t| format!("{t}.parquet")).collect();
+    let mut summary = names.join(", ");
+    if runs as u64 > PART_RUNS {
+        summary.push_str(&format!(
+            " (each continued in files of {PART_RUNS} runs: {}, …)",
+            part_name("requests", PART_RUNS)
+        ));
+    }
+    summary
+}
+
+/// The name of the compacted file of `table` that starts at run `first`.
+fn part_name(table: &str, first: u64) -> String {
+    if first == 0 {
+        format!("{table}.parquet")
+    } else {
+        format!("{table}.{first:08}.parquet")
+    }
+}
+
+/// The first run of a compacted file after the first, from its name
+/// (`requests.00002048.parquet` → 2048), if `name` is one of `table`'s.
+fn part_first_run(name: &str, table: &str) -> Option<u64> {
+    let digits = name
+        .strip_prefix(table)?
+        .strip_prefix('.')?
+        .strip_suffix(".parquet")?;
+    if digits.len() != 8 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok().filter(|&first| first > 0)
+}
+
+/// How compacted rows are cut into row groups and files (runs per each); both depend
+/// on run indices only, so the files do not depend on how runs were batched.
+#[derive(Clone, Copy)]
+struct Layout {
+    group_runs: u64,
+    part_runs: u64,
+}
+
+/// A compacted file being written: a temporary file renamed into place once every file
+/// of the table is complete.
+struct OpenPart {
+    first: u64,
+    temp: tempfile::NamedTempFile,
+    out: SharedOut,
+    writer: polars::io::parquet::write::BatchedWriter<SharedOut>,
+}
+
+/// A buffered file the Parquet writer writes to and this module flushes (the writer
+/// keeps its output until it is dropped and would flush it silently).
+#[derive(Clone)]
+struct SharedOut(std::rc::Rc<std::cell::RefCell<std::io::BufWriter<File>>>);
+
+impl std::io::Write for SharedOut {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().write(bytes)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.borrow_mut().flush()
+    }
+}
+
+impl OpenPart {
+    fn start(dir: &Path, first: u64, schema: &Schema) -> anyhow::Result<Self> {
+        let temp = crate::output::temporary_file_in(dir)
+            .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+        let file = temp.reopen()?;
+        let out = SharedOut(std::rc::Rc::new(std::cell::RefCell::new(
+            std::io::BufWriter::new(file),
+        )));
+        let writer = ParquetWriter::new(out.clone())
+            .set_parallel(false)
+            .batched(schema)?;
+        Ok(Self {
+            first,
+            temp,
+            out,
+            writer,
+        })
+    }
+
+    /// Writes the footer and syncs the file; it is renamed into place later.
+    fn finish(mut self) -> anyhow::Result<(u64, tempfile::NamedTempFile)> {
+        use std::io::Write;
+        self.writer.finish()?;
+        drop(self.writer);
+        self.out.flush()?;
+        self.temp.as_file().sync_all()?;
+        Ok((self.first, self.temp))
+    }
+}
 
 /// Adds the rows of each run index in the parquet file `path` to `counts`, reading the
 /// `run_index` column a million rows at a time.
@@ -706,13 +852,15 @@ fn run_indices(df: &DataFrame) -> anyhow::Result<Vec<u64>> {
 }
 
 /// Writes the rows of `parts` (each sorted by run index, in order of first run index) to
-/// `out`, sorted by run index, holding only the rows not yet known to be final.
-fn stream_sorted(parts: &[PathBuf], out: &mut dyn std::io::Write) -> anyhow::Result<()> {
+/// `table`'s compacted files in `dir`, sorted by run index, holding only the rows not
+/// yet known to be final and one file's page records.
+fn stream_sorted(parts: &[PathBuf], layout: Layout, dir: &Path, table: &str) -> anyhow::Result<()> {
     // Every chunk of one sweep has the same columns (the plan's schema).
     let first = read_parquet(&parts[0])?;
-    let mut writer = ParquetWriter::new(out)
-        .set_parallel(false)
-        .batched(first.schema())?;
+    let schema = first.schema().clone();
+    // The first file exists even when the table has no rows (it carries the columns).
+    let mut open = OpenPart::start(dir, 0, &schema)?;
+    let mut done_files = Vec::new();
     let mut pending = Some(first);
     let mut carry: Option<DataFrame> = None;
     for k in 0..parts.len() {
@@ -727,29 +875,53 @@ fn stream_sorted(parts: &[PathBuf], out: &mut dyn std::io::Write) -> anyhow::Res
             }
             None => df,
         };
-        all = all.sort(
-            ["run_index"],
-            SortMultipleOptions::default().with_maintain_order(true),
-        )?;
+        // Batches usually hold consecutive runs, so the rows are mostly in order already:
+        // sorting them anyway copied every column.
+        if !run_indices(&all)?.is_sorted() {
+            all = all.sort(
+                ["run_index"],
+                SortMultipleOptions::default().with_maintain_order(true),
+            )?;
+        }
         // Rows below `final_below` can no longer be joined by rows of a later part.
         let final_below = match parts.get(k + 1).and_then(|p| chunk_index(p)) {
-            Some(next) => (next as u64 / ROW_GROUP_RUNS) * ROW_GROUP_RUNS,
+            Some(next) => (next as u64 / layout.group_runs) * layout.group_runs,
             None => u64::MAX,
         };
         let idx = run_indices(&all)?;
         let done = idx.partition_point(|&i| i < final_below);
         let mut start = 0;
         while start < done {
-            let group = idx[start] / ROW_GROUP_RUNS;
-            let end = start + idx[start..done].partition_point(|&i| i / ROW_GROUP_RUNS == group);
+            let (group, part) = (
+                idx[start] / layout.group_runs,
+                idx[start] / layout.part_runs,
+            );
+            let end = start
+                + idx[start..done].partition_point(|&i| {
+                    i / layout.group_runs == group && i / layout.part_runs == part
+                });
+            let part_first = part * layout.part_runs;
+            if part_first != open.first {
+                let next = OpenPart::start(dir, part_first, &schema)?;
+                done_files.push(std::mem::replace(&mut open, next).finish()?);
+                crate::memory::return_freed_memory();
+            }
             let mut piece = all.slice(start as i64, end - start);
             piece.rechunk_mut();
-            writer.write_batch(&piece)?;
+            open.writer.write_batch(&piece)?;
             start = end;
         }
         carry = Some(all.slice(done as i64, all.height() - done));
     }
-    writer.finish()?;
+    done_files.push(open.finish()?);
+    // The first file last: its presence says the table is compacted.
+    done_files.sort_by_key(|&(first, _)| std::cmp::Reverse(first));
+    for (first, temp) in done_files {
+        let path = dir.join(part_name(table, first));
+        temp.persist(&path)
+            .map_err(|e| e.error)
+            .with_context(|| format!("renaming into {}", path.display()))?;
+    }
     Ok(())
 }
 

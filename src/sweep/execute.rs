@@ -2,7 +2,8 @@
 //! store in batches, skipping runs already stored, and stopping cleanly on request.
 //!
 //! Memory stays flat as the number of runs grows: only one batch of results is held at
-//! a time. Determinism: each run depends only on its own planned parameters and seed, and
+//! a time, and at most [`QUEUED_RUNS`] finished runs wait for it (workers wait when the
+//! writer falls behind; it then writes larger chunks to catch up). Determinism: each run depends only on its own planned parameters and seed, and
 //! the store's compaction sorts by run index, so the tables are the same for any thread
 //! count, batch size or shard split.
 
@@ -136,6 +137,13 @@ impl TraceCache {
     }
 }
 
+/// Finished runs waiting for the chunk writer, at most.
+const QUEUED_RUNS: usize = 64;
+/// A chunk takes in the runs that are waiting up to this many runs or rows (see
+/// [`execute`]); a larger chunk is read whole when the tables are compacted.
+const MAX_CHUNK_RUNS: usize = 128;
+const MAX_CHUNK_ROWS: usize = 32_768;
+
 /// The trace, link timeline and run configuration of one planned run, as a sweep runs
 /// it (`linkrev run --run KEY` reproduces a stored run alone with the same).
 pub fn prepare_run(
@@ -232,7 +240,9 @@ pub fn execute(
     // Workers run simulations and send each finished run over a channel; this thread
     // stores them a chunk at a time. No barrier between chunks, so one slow run never
     // leaves the other workers idle.
-    let (tx, rx) = std::sync::mpsc::channel::<anyhow::Result<RunRecord>>();
+    // Bounded: when runs finish faster than chunks are written (thousands of short runs),
+    // workers wait instead of piling finished runs up in memory.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<anyhow::Result<RunRecord>>(QUEUED_RUNS);
     // Workers take runs in plan order from a shared counter, so stored chunks cover
     // narrow ranges of run indices and compaction can stream them.
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -257,28 +267,42 @@ pub fn execute(
             drop(tx);
         });
         let mut pending: Vec<RunRecord> = Vec::with_capacity(batch);
+        let mut pending_rows = 0;
         let mut failure = None;
-        for record in rx {
-            match record {
-                Ok(record) if failure.is_none() => {
-                    pending.push(record);
-                    if pending.len() >= batch {
-                        pending.sort_by_key(|r| r.run.index);
-                        match store.write_batch(&pending, &schema) {
-                            Ok(()) => report.ran += pending.len(),
-                            Err(e) => {
-                                failure = Some(e);
-                                stop.store(true, Ordering::SeqCst);
-                            }
-                        }
-                        pending.clear();
+        while let Ok(first) = rx.recv() {
+            // Runs that finished meanwhile join this chunk: a backlog makes chunks larger,
+            // so the writer spends less per run (fewer files and syncs) and catches up.
+            let mut arrived = Some(first);
+            while let Some(record) = arrived.take() {
+                match record {
+                    Ok(record) if failure.is_none() => {
+                        pending_rows += record.output.events.len() + 1;
+                        pending.push(record);
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        failure.get_or_insert(e);
+                        stop.store(true, Ordering::SeqCst);
                     }
                 }
-                Ok(_) => {}
-                Err(e) => {
-                    failure.get_or_insert(e);
-                    stop.store(true, Ordering::SeqCst);
+                if pending.len() < MAX_CHUNK_RUNS && pending_rows < MAX_CHUNK_ROWS {
+                    arrived = rx.try_recv().ok();
                 }
+            }
+            if failure.is_none() && pending.len() >= batch {
+                pending.sort_by_key(|r| r.run.index);
+                match store.write_batch(&pending, &schema) {
+                    Ok(()) => {
+                        report.ran += pending.len();
+                        crate::memory::return_freed_memory();
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                }
+                pending.clear();
+                pending_rows = 0;
             }
         }
         if failure.is_none() && !pending.is_empty() {
@@ -298,6 +322,7 @@ pub fn execute(
     progress.finish();
     report.stored = store.completed()?.len();
     if !report.interrupted && options.shard.is_none() && report.stored == plan.runs.len() {
+        crate::memory::return_freed_memory();
         store.compact()?;
         store.refuse_missing_rows(
             "the compacted tables lack them: run the sweep again into a new results directory",

@@ -15,6 +15,7 @@
 //! - [`input`]: located errors and warnings (`file:line: field: message`) for everything
 //!   a user hands us; the CLI turns them into exit code 2.
 //! - [`output`]: atomic file writes (temporary file, fsync, rename).
+//! - [`memory`]: handing freed memory back to the OS between a sweep's chunks and files.
 //! - [`mobility::trace`]: the model: per-node piecewise-linear legs tiling `[0, duration]`.
 //! - [`mobility::ns2`]: ns-2 `setdest` reader (tolerant, validated) and writer; footer.
 //! - [`mobility::bonnmotion`]: BonnMotion `.movements[.gz]` + `.params` reader and writer.

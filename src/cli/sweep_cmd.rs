@@ -235,19 +235,8 @@ fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
 /// `linkrev merge DIR`: checks the stored runs against the spec copy; lists the missing
 /// run keys (exit 1) or compacts the chunks into one file per table.
 pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
-    // A sweep starting in this directory takes the lock before it writes the spec copy:
-    // while the lock file exists, take the lock first, so that a busy directory is
-    // reported as in use rather than as lacking its spec.
-    let early = if args.dir.join(crate::results::lock::LOCK_FILE).exists() {
-        Some(Store::open(&args.dir)?)
-    } else {
-        None
-    };
-    let plan = spec_copy::plan(&args.dir)?;
-    let store = match early {
-        Some(store) => store,
-        None => Store::open(&args.dir)?,
-    };
+    let plan = spec_copy::plan(&args.dir).map_err(|missing| in_use_or(&args.dir, missing))?;
+    let store = Store::open(&args.dir)?;
     store.check_version()?;
     let done = store.completed()?;
     let missing: Vec<String> = plan
@@ -276,17 +265,24 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
+/// `missing` (a spec copy or tables `dir` lacks), unless a sweep holds `dir`'s lock: one
+/// that has just started takes it before it writes them, and is named instead.
+fn in_use_or(dir: &Path, missing: anyhow::Error) -> anyhow::Error {
+    if dir.join(crate::results::lock::LOCK_FILE).exists()
+        && let Err(in_use) = Store::open(dir)
+    {
+        return in_use;
+    }
+    missing
+}
+
 /// Rows per piece when exporting a compacted table: bounded memory, few reads.
 const EXPORT_PIECE_ROWS: usize = 200_000;
 
 /// `linkrev export DIR --csv`: CSV copies of the stored tables, written atomically.
 pub fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
-    // Checked before `Store::open`, which would create a directory that does not exist;
-    // not while the lock file exists, since a sweep starting there holds the lock before
-    // it creates its tables (the directory is reported in use instead).
-    if !args.dir.join(crate::results::lock::LOCK_FILE).exists() {
-        Store::open_read_only(&args.dir)?;
-    }
+    // Checked before `Store::open`, which would create a directory that does not exist.
+    Store::open_read_only(&args.dir).map_err(|missing| in_use_or(&args.dir, missing))?;
     let store = Store::open(&args.dir)?;
     store.check_tables()?;
     store.refuse_missing_rows(&format!(

@@ -273,12 +273,7 @@ impl Store {
     /// Every run already stored: run key → tool version that produced it.
     pub fn completed(&self) -> anyhow::Result<BTreeMap<String, String>> {
         let mut done = BTreeMap::new();
-        let mut files = parquet_files(&self.dir.join(RUNS))?;
-        let compacted = self.dir.join(format!("{RUNS}.parquet"));
-        if compacted.exists() {
-            files.push(compacted);
-        }
-        for path in files {
+        for path in self.table_files(RUNS)? {
             let df = read_parquet(&path)?;
             let keys = df.column("run_key")?.str()?.clone();
             let versions = df.column("tool_version")?.str()?.clone();
@@ -463,13 +458,12 @@ impl Store {
     /// gigabytes. Chunk rows of runs the compacted table holds are not counted, as
     /// [`without_compacted_runs`] drops them.
     fn rows_per_run(&self, table: &str) -> anyhow::Result<HashMap<u64, u64>> {
-        let compacted = self.compacted_files(table)?;
         let (mut in_compacted, mut in_chunks) = (HashMap::new(), HashMap::new());
         for part in self.table_files(table)? {
-            let counts = if compacted.contains(&part) {
-                &mut in_compacted
-            } else {
+            let counts = if self.is_chunk(table, &part) {
                 &mut in_chunks
+            } else {
+                &mut in_compacted
             };
             count_run_indices(&part, counts)?;
         }
@@ -526,9 +520,8 @@ impl Store {
         rows: usize,
         each: &mut dyn FnMut(&mut DataFrame) -> anyhow::Result<()>,
     ) -> anyhow::Result<usize> {
-        let parts = self.table_files(table)?;
-        let compacted = self.compacted_files(table)?;
-        if parts != compacted || compacted.is_empty() {
+        let compacted = self.table_files(table)?;
+        if compacted.is_empty() || compacted.iter().any(|p| self.is_chunk(table, p)) {
             let mut df = self.read_table(table)?;
             each(&mut df)?;
             return Ok(df.height());
@@ -569,6 +562,13 @@ impl Store {
         Ok(schema.iter_names().map(|n| n.to_string()).collect())
     }
 
+    /// Whether `path`, one of [`Self::table_files`], is a chunk (not a compacted file).
+    /// Callers classify the one listing they took: listing again could see a
+    /// compaction's files appear in between.
+    fn is_chunk(&self, table: &str, path: &Path) -> bool {
+        path.parent() == Some(self.dir.join(table).as_path())
+    }
+
     /// A table's files: its chunks, then its compacted files.
     fn table_files(&self, table: &str) -> anyhow::Result<Vec<PathBuf>> {
         let mut parts = parquet_files(&self.dir.join(table))?;
@@ -589,13 +589,13 @@ impl Store {
         for entry in listing {
             let path = entry?.path();
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if part_first_run(name, table).is_some() {
-                later.push(path);
+            if let Some(first_run) = part_first_run(name, table) {
+                later.push((first_run, path));
             }
         }
         later.sort();
         let mut files = vec![first];
-        files.extend(later);
+        files.extend(later.into_iter().map(|(_, path)| path));
         Ok(files)
     }
 
@@ -638,7 +638,8 @@ impl Store {
                 }
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
-        let frames = without_compacted_runs(frames, self.compacted_files(table)?.len())?;
+        let compacted = parts.iter().filter(|p| !self.is_chunk(table, p)).count();
+        let frames = without_compacted_runs(frames, compacted)?;
         if frames.is_empty() {
             // Nothing stored yet: no columns to sort by; callers say so.
             return Ok(DataFrame::empty());
@@ -743,13 +744,14 @@ fn part_name(table: &str, first: u64) -> String {
 }
 
 /// The first run of a compacted file after the first, from its name
-/// (`requests.00002048.parquet` → 2048), if `name` is one of `table`'s.
+/// (`requests.00002048.parquet` → 2048), if `name` is one of `table`'s (eight digits, more
+/// from run 100,000,000 on).
 fn part_first_run(name: &str, table: &str) -> Option<u64> {
     let digits = name
         .strip_prefix(table)?
         .strip_prefix('.')?
         .strip_suffix(".parquet")?;
-    if digits.len() != 8 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    if digits.len() < 8 || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     digits.parse().ok().filter(|&first| first > 0)

@@ -2,7 +2,7 @@
 //! store in batches, skipping runs already stored, and stopping cleanly on request.
 //!
 //! Memory stays flat as the number of runs grows: only one batch of results is held at
-//! a time, and at most [`QUEUED_RUNS`] finished runs wait for it (workers wait when the
+//! a time, and at most `QUEUED_RUNS` finished runs wait for it (workers wait when the
 //! writer falls behind; it then writes larger chunks to catch up). Determinism: each run depends only on its own planned parameters and seed, and
 //! the store's compaction sorts by run index, so the tables are the same for any thread
 //! count, batch size or shard split.

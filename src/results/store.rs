@@ -727,7 +727,8 @@ pub fn compacted_summary(runs: usize) -> String {
     let mut summary = names.join(", ");
     if runs as u64 > PART_RUNS {
         summary.push_str(&format!(
-            " (each continued in files of {PART_RUNS} runs: {}, …)",
+            " (a table with rows past run {} continues in files of {PART_RUNS} runs: {}, …)",
+            PART_RUNS - 1,
             part_name("requests", PART_RUNS)
         ));
     }

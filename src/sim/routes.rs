@@ -107,7 +107,7 @@ struct Scratch {
     lost: Vec<NodeId>,
     /// Step 1's candidates and step 2's frontier, nearest first.
     nearest_first: BucketQueue,
-    /// The fresh search's queue.
+    /// The breadth-first searches' queue (fresh, or extending a table's radius).
     queue: VecDeque<NodeId>,
 }
 
@@ -300,8 +300,8 @@ impl ShortestPaths {
             exact_within: 0,
         });
         let log = &self.log;
-        let queue = &mut self.scratch.queue;
         if table.dist.len() != graph.node_count() || table.seen < log.start {
+            let queue = &mut self.scratch.queue;
             table.dist.clear();
             table.dist.resize(graph.node_count(), UNREACHED);
             table.dist[dest as usize] = 0;

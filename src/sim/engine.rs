@@ -565,7 +565,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             Tell::Nothing => {}
         }
         if change == LinkChange::Up && self.network.has_parked() {
-            for p in self.network.unpark_all() {
+            for p in self.network.unpark_ready() {
                 self.forward(p.at, p.origin, p.dest, p.msg, p.flooded);
             }
         }

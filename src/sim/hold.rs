@@ -91,19 +91,19 @@ pub fn hold_bare_heap(pending: usize, events: u64, delay: HoldDelay, seed: u64) 
     checksum
 }
 
-/// Times both loops (best of `repeats`) and reports events per second.
+/// Times both loops (best of `repeats`) and reports events per second. The loops take
+/// turns, so a stretch of a busy machine slows both rather than one.
 pub fn measure(pending: usize, events: u64, delay: HoldDelay, repeats: usize) -> HoldResult {
-    let best = |f: &dyn Fn() -> u64| {
-        (0..repeats.max(1))
-            .map(|_| {
-                let start = Instant::now();
-                std::hint::black_box(f());
-                start.elapsed().as_secs_f64()
-            })
-            .fold(f64::INFINITY, f64::min)
+    let time = |f: &dyn Fn() -> u64| {
+        let start = Instant::now();
+        std::hint::black_box(f());
+        start.elapsed().as_secs_f64()
     };
-    let ours = best(&|| hold_event_queue(pending, events, delay, 1));
-    let bare = best(&|| hold_bare_heap(pending, events, delay, 1));
+    let (mut ours, mut bare) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..repeats.max(1) {
+        ours = ours.min(time(&|| hold_event_queue(pending, events, delay, 1)));
+        bare = bare.min(time(&|| hold_bare_heap(pending, events, delay, 1)));
+    }
     let (events_per_s, bare_events_per_s) = (events as f64 / ours, events as f64 / bare);
     HoldResult {
         delay,

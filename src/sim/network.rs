@@ -45,6 +45,7 @@ use crate::topology::components::ComponentTracker;
 use crate::topology::events::{LinkChange, LinkTimeline};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, VecDeque};
 
 /// What happens to messages in flight when their link breaks.
@@ -151,13 +152,29 @@ pub enum Tell {
 #[derive(Clone, Copy, Default)]
 struct PairState {
     epoch: u32,
-    /// Last delivery time scheduled per direction (lower → higher, higher → lower).
+    /// Last delivery time scheduled per direction (lower → higher, higher → lower); a
+    /// `drop` break forgets it.
     last_delivery: [SimTime; 2],
+    /// Last delivery time scheduled in either direction, never forgotten: after it no
+    /// message is in flight on the link.
+    busy_until: SimTime,
     /// A LinkDown notification is scheduled (detection delay) and not yet delivered.
     down_pending: bool,
     /// Generation of the pending notification: a queued one with another generation
     /// was cancelled.
     notify_generation: u32,
+}
+
+impl PairState {
+    /// Whether the link has no message in flight and no notification pending at `now`.
+    /// A link in that state behaves as one never used, so it needs no entry: the map
+    /// holds the links in use (and those whose breaks are told later) rather than every
+    /// pair ever linked, and on large networks stays small enough for the cache (issue 14:
+    /// looking up pairs was a fifth of Raymond's time at 1,600 nodes). Entries are made
+    /// by sends and delayed notifications, and dropped when their link breaks idle.
+    fn idle_at(&self, now: SimTime) -> bool {
+        !self.down_pending && self.busy_until < now
+    }
 }
 
 fn pair(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
@@ -327,22 +344,38 @@ impl<M: Message> Network<M> {
     pub fn apply_change(&mut self, now: SimTime, change: LinkChange, a: NodeId, b: NodeId) -> Tell {
         let detection = self.config.detection_delay;
         let drop = self.config.link_break == LinkBreak::Drop;
-        let state = self.pairs.entry(pair(a, b)).or_default();
+        // A link without an entry has nothing in flight and no notification pending
+        // (`PairState::idle_at`): it needs one only when its break is told later.
+        let key = pair(a, b);
         if change == LinkChange::Up {
             self.graph.add_edge(a, b);
             self.paths.changed(change, a, b);
-            if state.down_pending {
-                // A break healed before it was detected: the endpoints never noticed.
-                state.down_pending = false;
-                state.notify_generation = state.notify_generation.wrapping_add(1);
-                self.remove_pending(a, b);
-                Tell::Nothing
-            } else {
-                Tell::Now
+            match self.pairs.get_mut(&key) {
+                Some(state) if state.down_pending => {
+                    // A break healed before it was detected: the endpoints never noticed.
+                    state.down_pending = false;
+                    state.notify_generation = state.notify_generation.wrapping_add(1);
+                    self.remove_pending(a, b);
+                    Tell::Nothing
+                }
+                _ => Tell::Now,
             }
         } else {
             self.graph.remove_edge(a, b);
             self.paths.changed(change, a, b);
+            let state = if detection.0 == 0 {
+                match self.pairs.entry(key) {
+                    Entry::Vacant(_) => return Tell::Now,
+                    Entry::Occupied(entry) if entry.get().idle_at(now) => {
+                        // Nothing on the link and nothing pending: as good as new.
+                        entry.remove();
+                        return Tell::Now;
+                    }
+                    Entry::Occupied(entry) => entry.into_mut(),
+                }
+            } else {
+                self.pairs.entry(key).or_default()
+            };
             state.epoch = state.epoch.wrapping_add(1);
             if drop {
                 // Messages in flight are lost, so they must not hold back new ones.
@@ -415,6 +448,7 @@ impl<M: Message> Network<M> {
         let dir = usize::from(from > to);
         let at = planned.max(state.last_delivery[dir]);
         state.last_delivery[dir] = at;
+        state.busy_until = state.busy_until.max(at);
         let epoch = state.epoch;
         self.in_flight += 1;
         self.in_flight_to[to as usize] += 1;
@@ -464,15 +498,30 @@ impl<M: Message> Network<M> {
         self.parked.push(parked);
     }
 
-    /// Takes every parked message, to be forwarded again (a link appeared).
-    pub fn unpark_all(&mut self) -> Vec<Parked<M>> {
-        let parked = std::mem::take(&mut self.parked);
-        for p in &parked {
+    /// Takes the parked messages that forwarding again could move, in the order they
+    /// were parked (a link appeared). Under the oracle those are the ones whose node is
+    /// now connected to their destination: forwarding any other would park it again in
+    /// the same place, so it stays (on a large network, re-forwarding every waiting
+    /// message at every link that came up was a search per message and link, issue 14).
+    /// Under discovery every one: a learnt first hop may move a message that has no path.
+    pub fn unpark_ready(&mut self) -> Vec<Parked<M>> {
+        let (graph, routing) = (&self.graph, self.routing);
+        let can_move = |p: &Parked<M>| match routing {
+            Routing::Oracle => p.at != p.dest && graph.connected(p.at, p.dest),
+            Routing::Discovery => true,
+        };
+        if !self.parked.iter().any(can_move) {
+            return Vec::new();
+        }
+        let (ready, waiting): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.parked).into_iter().partition(can_move);
+        self.parked = waiting;
+        for p in &ready {
             if p.msg.carries_token() {
                 self.token_leaves(p.at);
             }
         }
-        parked
+        ready
     }
 
     /// Whether any routed message waits for a path.
@@ -692,6 +741,42 @@ mod tests {
         }
     }
 
+    /// A link's state is dropped when it breaks idle (`PairState::idle_at`), and must
+    /// not be while an old message is still in flight: here a second break comes after a
+    /// `drop` break already forgot the message's delivery time.
+    #[test]
+    fn a_link_forgets_its_state_only_when_nothing_is_in_flight() {
+        let ms = |m: u64| SimTime::ZERO.after(Duration(m * 1_000_000));
+        for (mode, delivered) in [(LinkBreak::Drain, true), (LinkBreak::Drop, false)] {
+            let mut net = network(2, &[(0, 1)], config("const:5ms", mode, 0));
+            let mut counters = RunCounters::default();
+            let (at, m) = net
+                .send_hop(ms(0), 0, 1, None, Msg(false), &mut counters)
+                .unwrap();
+            assert_eq!(at, ms(5));
+            for (t, change) in [
+                (1, LinkChange::Down),
+                (2, LinkChange::Up),
+                (3, LinkChange::Down),
+                (4, LinkChange::Up),
+            ] {
+                net.apply_change(ms(t), change, 0, 1);
+                assert!(net.pairs.contains_key(&(0, 1)), "{mode:?}: forgotten at {t} ms");
+            }
+            assert_eq!(net.arrive(&m, &mut counters), delivered, "{mode:?}");
+            // Everything delivered: the next break forgets the link, and a message sent
+            // after it goes out as on a new link.
+            net.apply_change(ms(6), LinkChange::Down, 0, 1);
+            assert!(!net.pairs.contains_key(&(0, 1)), "{mode:?}");
+            net.apply_change(ms(7), LinkChange::Up, 0, 1);
+            let (at, m) = net
+                .send_hop(ms(7), 1, 0, None, Msg(false), &mut counters)
+                .unwrap();
+            assert_eq!(at, ms(12));
+            assert!(net.arrive(&m, &mut counters), "{mode:?}");
+        }
+    }
+
     #[test]
     fn a_break_is_told_after_the_detection_delay_unless_it_heals_first() {
         let mut net = network(
@@ -737,16 +822,25 @@ mod tests {
             Some(2),
             "the cache is cleared by a change"
         );
-        net.park(Parked {
-            at: 0,
-            origin: 0,
-            dest: 4,
-            msg: Msg(true),
-            flooded: false,
-        });
+        // Parked towards 4 (a token, then a message), and from 4 towards 0: a link
+        // within the component moves none; the link to 4 moves all, in parked order.
+        for (at, dest, token) in [(0, 4, true), (2, 4, false), (4, 0, false)] {
+            net.park(Parked {
+                at,
+                origin: at,
+                dest,
+                msg: Msg(token),
+                flooded: false,
+            });
+        }
         assert!(net.has_parked() && net.tokens_in_flight() == 1);
-        let parked = net.unpark_all();
-        assert_eq!(parked.len(), 1);
+        net.apply_change(SimTime::ZERO, LinkChange::Up, 1, 3);
+        assert!(net.unpark_ready().is_empty());
+        assert!(net.has_parked() && net.tokens_in_flight() == 1);
+        net.apply_change(SimTime::ZERO, LinkChange::Up, 3, 4);
+        let moved: Vec<(NodeId, NodeId)> =
+            net.unpark_ready().iter().map(|p| (p.at, p.dest)).collect();
+        assert_eq!(moved, [(0, 4), (2, 4), (4, 0)]);
         assert!(!net.has_parked() && net.tokens_in_flight() == 0);
     }
 

@@ -286,8 +286,10 @@ impl ShortestPaths {
         }
     }
 
-    /// Hop distances to `dest` in `graph` (the graph all logged changes led to).
-    fn distances(&mut self, from: NodeId, dest: NodeId, graph: &ComponentTracker) -> &[u32] {
+    /// Hop distances to `dest` in `graph` (the graph all logged changes led to), far
+    /// enough for `from`: `from` has its distance, or is one hop beyond the radius
+    /// ([`within_reach`]), or has no path.
+    fn distances(&mut self, from: NodeId, dest: NodeId, graph: &ComponentTracker) -> &Table {
         if self.tables.len() >= self.max_tables && !self.tables.contains_key(&dest) {
             let stalest = self.tables.iter().map(|(&d, t)| (t.seen, d)).min();
             if let Some((_, d)) = stalest {
@@ -314,7 +316,7 @@ impl ShortestPaths {
                 self.scratch
                     .repair(&mut table.dist, table.exact_within, unseen, graph);
             }
-            if table.dist[from as usize] > table.exact_within {
+            if !within_reach(&table.dist, table.exact_within, from, graph) {
                 // Search on from the outermost layer, which is exact and complete.
                 let radius = table.exact_within;
                 let queue = &mut self.scratch.queue;
@@ -326,7 +328,7 @@ impl ShortestPaths {
             }
         }
         table.seen = log.next();
-        &table.dist
+        table
     }
 
     /// First hop of a shortest path from `from` to `dest` (ties to the lowest neighbour
@@ -337,8 +339,8 @@ impl ShortestPaths {
         dest: NodeId,
         graph: &ComponentTracker,
     ) -> Option<NodeId> {
-        let dist = self.distances(from, dest, graph);
-        hop_towards(dist, from, graph)
+        let table = self.distances(from, dest, graph);
+        hop_towards(table, from, graph)
     }
 
     /// A shortest path `from` … `dest`, each hop as [`Self::next_hop`]; `None` if there
@@ -349,38 +351,58 @@ impl ShortestPaths {
         dest: NodeId,
         graph: &ComponentTracker,
     ) -> Option<Vec<NodeId>> {
-        let dist = self.distances(from, dest, graph);
-        if dist[from as usize] == UNREACHED {
+        let table = self.distances(from, dest, graph);
+        if from != dest && hop_towards(table, from, graph).is_none() {
             return None;
         }
         let mut path = vec![from];
         let mut node = from;
-        while let Some(hop) = hop_towards(dist, node, graph) {
+        while let Some(hop) = hop_towards(table, node, graph) {
             path.push(hop);
             node = hop;
         }
         Some(path)
     }
 }
+/// Whether `dist`, exact within `radius`, tells the first hop from `from`: `from` has
+/// its distance, or it has none and a neighbour at the radius (it is one hop beyond), or
+/// the table covers the whole component (`radius` [`UNREACHED`]) and `from` is outside.
+fn within_reach(dist: &[u32], radius: u32, from: NodeId, graph: &ComponentTracker) -> bool {
+    dist[from as usize] <= radius
+        || radius == UNREACHED
+        || graph
+            .neighbours(from)
+            .iter()
+            .any(|&w| dist[w as usize] == radius)
+}
+
 /// Breadth-first search from the nodes in `queue`, the outermost layer of what `dist`
 /// holds exactly (every node nearer than them has its distance, every farther node is
-/// [`UNREACHED`]), far enough for `from`: it stops once every node as near as `from`
-/// has its distance, and returns the radius within which `dist` is then exact
-/// ([`UNREACHED`] when it covered the whole component, so that the nodes outside it are
-/// exact too).
+/// [`UNREACHED`]), far enough for `from` ([`within_reach`]), and returns the radius
+/// within which `dist` is then exact ([`UNREACHED`] when it covered the whole component,
+/// so that the nodes outside it are exact too).
+///
+/// It stops as soon as a layer is complete and `from` is in it or next to it: the layer
+/// beyond, the largest so far on a large network, is not expanded (issue 14: the search
+/// was Raymond's largest cost at 1,600 nodes).
 fn search(
     graph: &ComponentTracker,
     from: NodeId,
     dist: &mut [u32],
     queue: &mut VecDeque<NodeId>,
 ) -> u32 {
-    while let Some(u) = queue.pop_front() {
+    let mut layer = None;
+    while let Some(&u) = queue.front() {
         let du = dist[u as usize];
-        // Every node at distance `du` was found while the nodes at `du − 1` were
-        // expanded, so once `from` is found and its distance reached, all are known.
-        if du >= dist[from as usize] {
-            return du;
+        // The first node of layer `du`: every node at distance `du` was found while the
+        // nodes at `du − 1` were expanded.
+        if layer != Some(du) {
+            if within_reach(dist, du, from, graph) {
+                return du;
+            }
+            layer = Some(du);
         }
+        queue.pop_front();
         for &w in graph.neighbours(u) {
             let slot = &mut dist[w as usize];
             if *slot == UNREACHED {
@@ -392,12 +414,17 @@ fn search(
     UNREACHED
 }
 
-/// The lowest-id neighbour of `at` one hop nearer than `at` in `dist`.
-fn hop_towards(dist: &[u32], at: NodeId, graph: &ComponentTracker) -> Option<NodeId> {
-    let nearer = dist[at as usize].checked_sub(1)?;
-    if nearer == UNREACHED - 1 {
-        return None;
-    }
+/// The lowest-id neighbour of `at` one hop nearer to the table's destination (`None` at
+/// the destination, or with no path). `at` must be within reach ([`within_reach`]).
+fn hop_towards(table: &Table, at: NodeId, graph: &ComponentTracker) -> Option<NodeId> {
+    let dist = &table.dist;
+    let nearer = match dist[at as usize] {
+        0 => return None,
+        UNREACHED if table.exact_within == UNREACHED => return None,
+        // One hop beyond the radius.
+        UNREACHED => table.exact_within,
+        d => d - 1,
+    };
     graph
         .neighbours(at)
         .iter()
@@ -446,7 +473,7 @@ mod tests {
                 }
                 if ask {
                     let want = fresh(&graph, dest);
-                    let table = paths.distances(0, dest, &graph).to_vec();
+                    let table = paths.distances(0, dest, &graph).dist.clone();
                     let radius = paths.tables[&dest].exact_within;
                     for (v, (&got, &truth)) in table.iter().zip(&want).enumerate() {
                         prop_assert!(got == if truth <= radius { truth } else { UNREACHED },

@@ -107,8 +107,9 @@ struct Scratch {
     lost: Vec<NodeId>,
     /// Step 1's candidates and step 2's frontier, nearest first.
     nearest_first: BucketQueue,
-    /// The breadth-first searches' queue (fresh, or extending a table's radius).
-    queue: VecDeque<NodeId>,
+    /// The breadth-first searches' queue (fresh, or extending a table's radius): each
+    /// node enters once, so a list read from the front needs no ring buffer.
+    queue: Vec<NodeId>,
 }
 
 impl Scratch {
@@ -308,7 +309,7 @@ impl ShortestPaths {
             table.dist.resize(graph.node_count(), UNREACHED);
             table.dist[dest as usize] = 0;
             queue.clear();
-            queue.push_back(dest);
+            queue.push(dest);
             table.exact_within = search(graph, from, &mut table.dist, queue);
         } else {
             if table.seen < log.next() {
@@ -389,10 +390,11 @@ fn search(
     graph: &ComponentTracker,
     from: NodeId,
     dist: &mut [u32],
-    queue: &mut VecDeque<NodeId>,
+    queue: &mut Vec<NodeId>,
 ) -> u32 {
     let mut layer = None;
-    while let Some(&u) = queue.front() {
+    let mut head = 0;
+    while let Some(&u) = queue.get(head) {
         let du = dist[u as usize];
         // The first node of layer `du`: every node at distance `du` was found while the
         // nodes at `du − 1` were expanded.
@@ -402,12 +404,12 @@ fn search(
             }
             layer = Some(du);
         }
-        queue.pop_front();
+        head += 1;
         for &w in graph.neighbours(u) {
             let slot = &mut dist[w as usize];
             if *slot == UNREACHED {
                 *slot = du + 1;
-                queue.push_back(w);
+                queue.push(w);
             }
         }
     }

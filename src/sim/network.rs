@@ -513,8 +513,9 @@ impl<M: Message> Network<M> {
         if !self.parked.iter().any(can_move) {
             return Vec::new();
         }
-        let (ready, waiting): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.parked).into_iter().partition(can_move);
+        let (ready, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.parked)
+            .into_iter()
+            .partition(can_move);
         self.parked = waiting;
         for p in &ready {
             if p.msg.carries_token() {
@@ -761,7 +762,10 @@ mod tests {
                 (4, LinkChange::Up),
             ] {
                 net.apply_change(ms(t), change, 0, 1);
-                assert!(net.pairs.contains_key(&(0, 1)), "{mode:?}: forgotten at {t} ms");
+                assert!(
+                    net.pairs.contains_key(&(0, 1)),
+                    "{mode:?}: forgotten at {t} ms"
+                );
             }
             assert_eq!(net.arrive(&m, &mut counters), delivered, "{mode:?}");
             // Everything delivered: the next break forgets the link, and a message sent

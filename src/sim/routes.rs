@@ -365,6 +365,7 @@ impl ShortestPaths {
         Some(path)
     }
 }
+
 /// Whether `dist`, exact within `radius`, tells the first hop from `from`: `from` has
 /// its distance, or it has none and a neighbour at the radius (it is one hop beyond), or
 /// the table covers the whole component (`radius` [`UNREACHED`]) and `from` is outside.

@@ -347,31 +347,47 @@ fn fifo_holds_for_mixed_direct_and_routed_sends_across_reform() {
     );
 }
 
-/// A "protocol" that never elects: every node follows itself.
+/// A "protocol" that never elects: every node follows itself, and its views of its
+/// neighbours (their ids, which are their heights) are always right.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct SelfLeader(NodeId);
+struct SelfLeader {
+    id: NodeId,
+    links: Vec<NodeId>,
+}
 impl Protocol for SelfLeader {
     type Msg = Msg;
     type Config = ();
     fn initial_states(_: &(), neighbours: &[Vec<NodeId>]) -> Vec<Self> {
-        (0..neighbours.len() as NodeId).map(SelfLeader).collect()
+        (0..neighbours.len() as NodeId)
+            .map(|id| SelfLeader {
+                id,
+                links: neighbours[id as usize].clone(),
+            })
+            .collect()
     }
-    fn on_link_up(&mut self, _: NodeId, _: &mut Ctx<Msg>) {}
-    fn on_link_down(&mut self, _: NodeId, _: &mut Ctx<Msg>) {}
+    fn on_link_up(&mut self, peer: NodeId, _: &mut Ctx<Msg>) {
+        self.links.push(peer);
+    }
+    fn on_link_down(&mut self, peer: NodeId, _: &mut Ctx<Msg>) {
+        self.links.retain(|&j| j != peer);
+    }
     fn on_message(&mut self, _: NodeId, _: Msg, _: &mut Ctx<Msg>) {}
 }
 impl linkrev::protocol::LeaderView for SelfLeader {
     fn leader(&self) -> NodeId {
-        self.0
+        self.id
     }
 }
 impl linkrev::protocol::HeightView for SelfLeader {
     type Height = NodeId;
     fn height(&self) -> NodeId {
-        self.0
+        self.id
     }
     fn neighbour_height(&self, j: NodeId) -> Option<NodeId> {
-        Some(j)
+        self.links.contains(&j).then_some(j)
+    }
+    fn views(&self) -> impl Iterator<Item = (NodeId, &NodeId)> + '_ {
+        self.links.iter().map(|j| (*j, j))
     }
 }
 

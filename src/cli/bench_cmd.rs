@@ -22,7 +22,7 @@ pub enum BenchCommand {
     Protocols(ProtocolArgs),
     /// Events per second of every registered algorithm as the network grows (50, 200,
     /// 800 and 1,600 nodes at the density of 50 nodes in 1500 m × 300 m, 300 s, every
-    /// monitor on, fastest of 3 runs): whether the cost of an event grows with the
+    /// monitor on, fastest of 3 rounds that take turns): whether the cost of an event grows with the
     /// network.
     Scale(ScaleArgs),
     /// States per second of the model checker (`linkrev check`): stateright's
@@ -72,8 +72,9 @@ pub struct ScaleArgs {
     pub rate: f64,
     #[arg(long, default_value_t = 3)]
     pub seed: u64,
-    /// Runs per algorithm and size; the fastest counts (the others met a busier
-    /// machine: the runs are identical).
+    /// Rounds, each running every algorithm at every size once, in turn; per algorithm
+    /// and size the fastest run counts (the others met a busier machine: the runs are
+    /// identical).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeats: u32,
     #[arg(long)]
@@ -226,38 +227,58 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
 }
 
 fn scale(args: ScaleArgs) -> anyhow::Result<Outcome> {
-    let mut results: Vec<ScaleResult> = Vec::new();
+    let mut networks = Vec::new();
     for &nodes in &args.nodes {
         let params = params::scale_rwp(
             nodes,
             args.duration,
             seeds::derive(args.seed, Purpose::Mobility),
         );
-        let (w, h) = (params.area.width, params.area.height);
+        let area = (params.area.width, params.area.height);
         let trace = rwp::generate(&params)?;
         let timeline = link_timeline(&trace, 250.0);
-        for algorithm in Algorithm::all() {
-            if !args.json {
-                eprintln!("{nodes} nodes ({w} m × {h} m), {} …", algorithm.name());
+        networks.push((nodes, area, trace.duration, timeline));
+    }
+    // The repeats take turns: each round runs every algorithm at every size once, so a
+    // busy stretch of the machine slows one run of many cells rather than every run of
+    // one cell (on a shared 2-core machine large runs varied by 40% between minutes).
+    let algorithms: Vec<Algorithm> = Algorithm::all().collect();
+    // Per (size, algorithm): the fastest run's events and wall time.
+    let mut fastest: Vec<Option<(u64, f64)>> = vec![None; networks.len() * algorithms.len()];
+    for round in 1..=args.repeats {
+        for (size, (nodes, (w, h), duration, timeline)) in networks.iter().enumerate() {
+            for (a, &algorithm) in algorithms.iter().enumerate() {
+                if !args.json {
+                    eprintln!(
+                        "round {round}/{}: {nodes} nodes ({w} m × {h} m), {} …",
+                        args.repeats,
+                        algorithm.name()
+                    );
+                }
+                let config = params::bench_config(algorithm, args.rate, *duration, args.seed);
+                let summary = simulate(algorithm, timeline, config).summary;
+                let best = &mut fastest[size * algorithms.len() + a];
+                if best.is_none_or(|(_, wall)| summary.wall_time_s < wall) {
+                    *best = Some((summary.events, summary.wall_time_s));
+                }
             }
-            let s = (0..args.repeats)
-                .map(|_| {
-                    let config =
-                        params::bench_config(algorithm, args.rate, trace.duration, args.seed);
-                    simulate(algorithm, &timeline, config).summary
-                })
-                .min_by(|a, b| a.wall_time_s.total_cmp(&b.wall_time_s))
-                .expect("at least one repeat");
-            let events_per_s = s.events as f64 / s.wall_time_s.max(1e-9);
+        }
+    }
+    let mut results: Vec<ScaleResult> = Vec::new();
+    for (size, (nodes, ..)) in networks.iter().enumerate() {
+        for (a, &algorithm) in algorithms.iter().enumerate() {
+            let (events, wall_time_s) =
+                fastest[size * algorithms.len() + a].expect("at least one round");
+            let events_per_s = events as f64 / wall_time_s.max(1e-9);
             let smallest = results
                 .iter()
                 .find(|r| r.algorithm == algorithm.name())
                 .map_or(events_per_s, |r| r.events_per_s);
             results.push(ScaleResult {
                 algorithm: algorithm.name(),
-                nodes,
-                events: s.events,
-                wall_time_s: s.wall_time_s,
+                nodes: *nodes,
+                events,
+                wall_time_s,
                 events_per_s,
                 relative_to_smallest: events_per_s / smallest,
             });

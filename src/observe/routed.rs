@@ -105,7 +105,24 @@ impl<H: Ord + Clone> Routed<H> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::HeightView;
     use proptest::prelude::*;
+
+    /// A node with a height and no views (routes depend on heights alone).
+    struct Blind((u32, NodeId));
+
+    impl HeightView for Blind {
+        type Height = (u32, NodeId);
+        fn height(&self) -> (u32, NodeId) {
+            self.0
+        }
+        fn neighbour_height(&self, _: NodeId) -> Option<(u32, NodeId)> {
+            None
+        }
+        fn views(&self) -> impl Iterator<Item = (NodeId, &(u32, NodeId))> + '_ {
+            std::iter::empty()
+        }
+    }
 
     /// Nodes with a route by the definition: a search from `dest` up each link to its
     /// higher end.
@@ -136,10 +153,9 @@ mod tests {
             steps in prop::collection::vec((0u32..9, 0u32..9, 0u32..6, any::<bool>()), 1..60),
         ) {
             let mut graph = ComponentTracker::new(n);
-            let mut height: Vec<(u32, NodeId)> =
-                (0..n as NodeId).map(|v| (start[v as usize], v)).collect();
-            let view = |_: NodeId, _: NodeId| None;
-            let mut views = ViewCounts::new(&graph, |v| height[v as usize], view);
+            let mut nodes: Vec<Blind> =
+                (0..n as NodeId).map(|v| Blind((start[v as usize], v))).collect();
+            let mut views = ViewCounts::of_nodes(&graph, &nodes);
             let mut routed = Routed::new(&graph, 0, &views);
             prop_assert_eq!(routed.count(), 1);
             for (x, y, h, flip) in steps {
@@ -156,12 +172,13 @@ mod tests {
                     }
                     dirty.extend([a, b]);
                 } else {
-                    height[a as usize].0 = h;
+                    nodes[a as usize].0.0 = h;
                     dirty.push(a);
                     dirty.extend(graph.neighbours(a).iter().copied());
                 }
-                views.update(&graph, dirty.iter(), |v| height[v as usize], view);
+                views.update_from_nodes(&graph, dirty.iter(), &nodes);
                 routed.update(&graph, &views, dirty.iter().copied());
+                let height: Vec<_> = nodes.iter().map(|node| node.0).collect();
                 prop_assert_eq!(routed.count(), search(&graph, 0, &height));
             }
         }

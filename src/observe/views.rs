@@ -17,6 +17,8 @@ pub struct ViewCounts<H> {
     heights: Vec<H>,
     /// Scratch: the nodes recounted in the current update.
     recount: Vec<bool>,
+    /// Scratch: the neighbours of the node being recounted.
+    is_neighbour: Vec<bool>,
     /// The nodes whose counts the last update may have changed: those of `changed`
     /// (recounted) and their neighbours adjusted for one link, possibly repeated. A
     /// monitor re-derives its per-node flags for exactly these.
@@ -30,56 +32,28 @@ impl<H> Default for ViewCounts<H> {
             lower: Vec::new(),
             heights: Vec::new(),
             recount: Vec::new(),
+            is_neighbour: Vec::new(),
             affected: Vec::new(),
         }
     }
 }
 
 impl<H: Ord + Clone> ViewCounts<H> {
-    /// Every node's counts from scratch; `height(v)` is `v`'s height and `view(v, j)`
-    /// what `v` believes `j`'s height is.
-    pub fn new(
-        graph: &ComponentTracker,
-        height: impl Fn(NodeId) -> H,
-        view: impl Fn(NodeId, NodeId) -> Option<H>,
-    ) -> Self {
+    /// Every node's counts from scratch, from the heights and views `nodes` hold.
+    pub fn of_nodes<P: HeightView<Height = H>>(graph: &ComponentTracker, nodes: &[P]) -> Self {
         let n = graph.node_count();
-        let heights: Vec<H> = (0..n as NodeId).map(&height).collect();
         let mut counts = Self {
             stale: vec![0; n],
             lower: vec![0; n],
-            heights,
+            heights: nodes.iter().map(P::height).collect(),
             recount: vec![false; n],
+            is_neighbour: vec![false; n],
             affected: Vec::new(),
         };
         for v in 0..n as NodeId {
-            counts.recount_node(graph, v, &view);
+            counts.recount_node(graph, v, &nodes[v as usize]);
         }
         counts
-    }
-
-    /// [`Self::new`] with the heights and views `nodes` hold.
-    pub fn of_nodes<P: HeightView<Height = H>>(graph: &ComponentTracker, nodes: &[P]) -> Self {
-        Self::new(
-            graph,
-            |v| nodes[v as usize].height(),
-            |v, j| nodes[v as usize].neighbour_height(j),
-        )
-    }
-
-    /// [`Self::update`] with the heights and views `nodes` hold.
-    pub fn update_from_nodes<'a, P: HeightView<Height = H>>(
-        &mut self,
-        graph: &ComponentTracker,
-        changed: impl Iterator<Item = &'a NodeId> + Clone,
-        nodes: &[P],
-    ) {
-        self.update(
-            graph,
-            changed,
-            |v| nodes[v as usize].height(),
-            |v, j| nodes[v as usize].neighbour_height(j),
-        );
     }
 
     /// Neighbours `v` has a stale view of.
@@ -97,19 +71,35 @@ impl<H: Ord + Clone> ViewCounts<H> {
         self.lower[v as usize]
     }
 
-    fn recount_node(
+    /// `v`'s counts from its links, its views and the stored heights. The views are read
+    /// in one pass over what `node` holds (a neighbour-by-neighbour lookup was most of a
+    /// large leader-election run's time): a neighbour's view is fresh if `node` holds one
+    /// equal to the neighbour's height; views of nodes that are not neighbours (a link
+    /// down not yet noticed) do not count.
+    fn recount_node<P: HeightView<Height = H>>(
         &mut self,
         graph: &ComponentTracker,
         v: NodeId,
-        view: &impl Fn(NodeId, NodeId) -> Option<H>,
+        node: &P,
     ) {
+        let neighbours = graph.neighbours(v);
         let own = &self.heights[v as usize];
-        let (mut stale, mut lower) = (0, 0);
-        for &j in graph.neighbours(v) {
-            let actual = &self.heights[j as usize];
-            stale += u32::from(view(v, j).as_ref() != Some(actual));
-            lower += u32::from(actual < own);
+        let mut lower = 0;
+        for &j in neighbours {
+            self.is_neighbour[j as usize] = true;
+            lower += u32::from(self.heights[j as usize] < *own);
         }
+        let mut fresh = 0;
+        for (j, seen) in node.views() {
+            fresh += u32::from(
+                self.is_neighbour.get(j as usize) == Some(&true)
+                    && *seen == self.heights[j as usize],
+            );
+        }
+        for &j in neighbours {
+            self.is_neighbour[j as usize] = false;
+        }
+        let stale = neighbours.len() as u32 - fresh;
         (self.stale[v as usize], self.lower[v as usize]) = (stale, lower);
     }
 
@@ -119,12 +109,11 @@ impl<H: Ord + Clone> ViewCounts<H> {
     /// before, and only its link to a node of `T` can count differently, so it is
     /// adjusted for that link alone, from the height stored before the event and the
     /// height now. Both are listed in `affected`.
-    pub fn update<'a>(
+    pub fn update_from_nodes<'a, P: HeightView<Height = H>>(
         &mut self,
         graph: &ComponentTracker,
         changed: impl Iterator<Item = &'a NodeId> + Clone,
-        height: impl Fn(NodeId) -> H,
-        view: impl Fn(NodeId, NodeId) -> Option<H>,
+        nodes: &[P],
     ) {
         self.affected.clear();
         for &v in changed.clone() {
@@ -132,7 +121,7 @@ impl<H: Ord + Clone> ViewCounts<H> {
             self.affected.push(v);
         }
         for &v in changed.clone() {
-            let now = height(v);
+            let now = nodes[v as usize].height();
             if self.heights[v as usize] == now {
                 continue;
             }
@@ -142,7 +131,7 @@ impl<H: Ord + Clone> ViewCounts<H> {
                 if self.recount[j as usize] {
                     continue;
                 }
-                let seen = view(j, v);
+                let seen = nodes[j as usize].neighbour_height(v);
                 let own = &self.heights[j as usize];
                 let stale_then = seen.as_ref() != Some(&before);
                 let stale_now = seen.as_ref() != Some(now);
@@ -155,7 +144,101 @@ impl<H: Ord + Clone> ViewCounts<H> {
         }
         for &v in changed {
             if std::mem::replace(&mut self.recount[v as usize], false) {
-                self.recount_node(graph, v, &view);
+                self.recount_node(graph, v, &nodes[v as usize]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A node whose height and views a test sets directly. Views may be stale, missing,
+    /// or of nodes that are not neighbours.
+    #[derive(Clone, Debug)]
+    struct Node {
+        height: u8,
+        views: Vec<(NodeId, u8)>,
+    }
+
+    impl HeightView for Node {
+        type Height = u8;
+        fn height(&self) -> u8 {
+            self.height
+        }
+        fn neighbour_height(&self, j: NodeId) -> Option<u8> {
+            self.views.iter().find(|(k, _)| *k == j).map(|&(_, h)| h)
+        }
+        fn views(&self) -> impl Iterator<Item = (NodeId, &u8)> + '_ {
+            self.views.iter().map(|(j, h)| (*j, h))
+        }
+    }
+
+    /// The counts by their definitions.
+    fn by_definition(graph: &ComponentTracker, nodes: &[Node], v: NodeId) -> (u32, u32) {
+        let own = nodes[v as usize].height;
+        let neighbours = graph.neighbours(v);
+        let stale = neighbours
+            .iter()
+            .filter(|&&j| nodes[v as usize].neighbour_height(j) != Some(nodes[j as usize].height))
+            .count();
+        let lower = neighbours
+            .iter()
+            .filter(|&&j| nodes[j as usize].height < own)
+            .count();
+        (stale as u32, lower as u32)
+    }
+
+    proptest! {
+        /// After any sequence of link flips, height changes and view changes, each
+        /// applied with the nodes it changed, every node's counts match the definitions.
+        #[test]
+        fn the_counts_match_the_definitions(
+            n in 2usize..8,
+            start in prop::collection::vec(0u8..4, 8),
+            steps in prop::collection::vec((0u32..8, 0u32..8, 0u8..4, 0u8..3), 1..60),
+        ) {
+            let mut graph = ComponentTracker::new(n);
+            let mut nodes: Vec<Node> = (0..n)
+                .map(|v| Node { height: start[v], views: Vec::new() })
+                .collect();
+            let mut counts = ViewCounts::of_nodes(&graph, &nodes);
+            for (x, y, h, kind) in steps {
+                let (a, b) = (x % n as u32, y % n as u32);
+                let changed = match kind {
+                    0 if a != b => {
+                        if graph.neighbours(a).contains(&b) {
+                            graph.remove_edge(a, b);
+                        } else {
+                            graph.add_edge(a, b);
+                        }
+                        vec![a, b]
+                    }
+                    1 => {
+                        nodes[a as usize].height = h;
+                        vec![a]
+                    }
+                    _ => {
+                        // `a` learns (or forgets, for h = 0) a view of `b`, right or not.
+                        let views = &mut nodes[a as usize].views;
+                        views.retain(|(k, _)| *k != b);
+                        if h > 0 {
+                            views.push((b, h - 1));
+                        }
+                        vec![a, a]
+                    }
+                };
+                counts.update_from_nodes(&graph, changed.iter(), &nodes);
+                for v in 0..n as NodeId {
+                    prop_assert_eq!(
+                        (counts.stale(v), counts.lower(v)),
+                        by_definition(&graph, &nodes, v),
+                        "node {}", v
+                    );
+                    prop_assert_eq!(*counts.height(v), nodes[v as usize].height);
+                }
             }
         }
     }

@@ -343,6 +343,10 @@ impl HeightView for LeIngram {
     fn neighbour_height(&self, j: NodeId) -> Option<IngramHeight> {
         self.neighbours.get(&j).copied()
     }
+
+    fn views(&self) -> impl Iterator<Item = (NodeId, &IngramHeight)> + '_ {
+        self.neighbours.iter().map(|(&j, h)| (j, h))
+    }
 }
 
 impl super::ReplayView for LeIngram {

@@ -412,6 +412,12 @@ impl<R: RuleSet> HeightView for LeNode<R> {
     fn neighbour_height(&self, j: NodeId) -> Option<Height> {
         self.neighbours.get(&j).copied().flatten()
     }
+
+    fn views(&self) -> impl Iterator<Item = (NodeId, &Height)> + '_ {
+        self.neighbours
+            .iter()
+            .filter_map(|(&j, h)| h.as_ref().map(|h| (j, h)))
+    }
 }
 
 impl<R: RuleSet> super::ReplayView for LeNode<R> {

@@ -124,6 +124,7 @@
 //! Links are FIFO per direction (the `receivedLI` and `formHeight` mechanisms rely on it),
 //! and a node is told `LinkUp` before a message sent over the new link reaches it.
 
+use super::neighbour_map::NeighbourMap;
 use super::{AppEvent, Ctx, Message, Protocol, TokenStart, TokenView};
 use crate::NodeId;
 use crate::graph::bfs_forest_from;
@@ -238,7 +239,7 @@ pub struct Rl {
     queue: VecDeque<NodeId>,
     /// `N`, `height`, `receivedLI`, `forming`, `formHeight`, by peer id (sorted): one
     /// entry per link this node was told is up.
-    links: Vec<(NodeId, Link)>,
+    links: NeighbourMap<Link>,
 }
 
 impl Rl {
@@ -272,8 +273,8 @@ impl Rl {
 
     /// `N`, in increasing id order.
     pub fn neighbours(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.links.iter().filter_map(|(j, link)| match link {
-            Link::Neighbour { .. } => Some(*j),
+        self.links.iter().filter_map(|(&j, link)| match link {
+            Link::Neighbour { .. } => Some(j),
             Link::Forming { .. } => None,
         })
     }
@@ -319,17 +320,11 @@ impl Rl {
     }
 
     fn link(&self, j: NodeId) -> Option<&Link> {
-        self.links
-            .binary_search_by_key(&j, |(k, _)| *k)
-            .ok()
-            .map(|at| &self.links[at].1)
+        self.links.get(&j)
     }
 
     fn link_mut(&mut self, j: NodeId) -> Option<&mut Link> {
-        self.links
-            .binary_search_by_key(&j, |(k, _)| *k)
-            .ok()
-            .map(|at| &mut self.links[at].1)
+        self.links.get_mut(&j)
     }
 
     fn in_n(&self, j: NodeId) -> bool {
@@ -338,8 +333,8 @@ impl Rl {
 
     /// `N` with `height[j]`.
     fn n_heights(&self) -> impl Iterator<Item = (NodeId, Height)> + '_ {
-        self.links.iter().filter_map(|(j, link)| match link {
-            Link::Neighbour { height, .. } => Some((*j, *height)),
+        self.links.iter().filter_map(|(&j, link)| match link {
+            Link::Neighbour { height, .. } => Some((j, *height)),
             Link::Forming { .. } => None,
         })
     }
@@ -581,7 +576,7 @@ impl Rl {
             .enumerate()
             .map(|(i, &my_height)| {
                 let me = node_id(i);
-                let mut links: Vec<(NodeId, Link)> = neighbours[i]
+                let links: NeighbourMap<Link> = neighbours[i]
                     .iter()
                     .map(|&j| {
                         let link = Link::Neighbour {
@@ -591,11 +586,9 @@ impl Rl {
                         (j, link)
                     })
                     .collect();
-                links.sort_unstable_by_key(|(j, _)| *j);
-                links.dedup_by_key(|(j, _)| *j);
                 let next = links
-                    .iter()
-                    .map(|(j, _)| heights[*j as usize])
+                    .keys()
+                    .map(|&j| heights[j as usize])
                     .filter(|h| *h < my_height)
                     .min()
                     .map_or(me, |h| h.id);
@@ -632,13 +625,8 @@ impl Protocol for Rl {
         let link = Link::Forming {
             form_height: self.my_height,
         };
-        match self.links.binary_search_by_key(&peer, |(k, _)| *k) {
-            Ok(at) => {
-                debug_assert!(false, "link {}-{peer} formed twice", self.me);
-                self.links[at].1 = link;
-            }
-            Err(at) => self.links.insert(at, (peer, link)),
-        }
+        let twice = self.links.insert(peer, link).is_some();
+        debug_assert!(!twice, "link {}-{peer} formed twice", self.me);
         ctx.send(peer, RlMsg::LinkInfo(self.my_height));
     }
 
@@ -647,9 +635,7 @@ impl Protocol for Rl {
     /// token that lost its last outgoing link raises its height; one that lost `next`
     /// re-sends its pending request.
     fn on_link_down(&mut self, peer: NodeId, ctx: &mut Ctx<RlMsg>) {
-        if let Ok(at) = self.links.binary_search_by_key(&peer, |(k, _)| *k) {
-            self.links.remove(at);
-        }
+        self.links.remove(&peer);
         self.queue.retain(|&k| k != peer);
         if !self.holds_token() {
             if self.is_sink() {
@@ -721,7 +707,7 @@ impl super::ReplayView for Rl {
             "height {}\nstatus {:?}\ntokens {}\nnext {}\nqueue {:?}\n",
             self.my_height, self.status, self.tokens, self.next, self.queue
         );
-        for (j, link) in &self.links {
+        for (j, link) in self.links.iter() {
             match link {
                 Link::Forming { form_height } => out.push_str(&format!(
                     "link to {j} forming (height then {form_height})\n"

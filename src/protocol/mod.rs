@@ -365,6 +365,10 @@ pub trait HeightView {
     fn height(&self) -> Self::Height;
     /// What this node believes neighbour `j`'s height is, if it knows `j`.
     fn neighbour_height(&self, j: NodeId) -> Option<Self::Height>;
+    /// Every view this node holds, in any order: exactly the `(j, h)` for which
+    /// `neighbour_height(j)` is `Some(h)`. A monitor recounting a node's stale views reads
+    /// them in one pass instead of looking each neighbour up.
+    fn views(&self) -> impl Iterator<Item = (NodeId, &Self::Height)> + '_;
 }
 
 /// What the replay viewer ([`crate::replay`]) draws of a node, in every family: the

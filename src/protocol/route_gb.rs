@@ -335,6 +335,10 @@ impl<R: Reversal> HeightView for GbNode<R> {
     fn neighbour_height(&self, j: NodeId) -> Option<GbHeight> {
         self.neighbours.get(&j).copied()
     }
+
+    fn views(&self) -> impl Iterator<Item = (NodeId, &GbHeight)> + '_ {
+        self.neighbours.iter().map(|(&j, h)| (j, h))
+    }
 }
 
 impl<R: Reversal> super::ReplayView for GbNode<R> {

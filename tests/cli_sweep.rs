@@ -183,14 +183,17 @@ fn merge_lists_the_runs_of_a_failed_shard_and_rerunning_it_completes() {
         "--shard",
         "2/3",
     ]));
-    ok(&linkrev(&["merge", d]));
+    let merge = linkrev(&["merge", d]);
+    ok(&merge);
+    // Compaction shows where it is, table by table.
+    let said = String::from_utf8_lossy(&merge.stderr);
+    assert!(said.contains("compacting runs: 0/"), "{said}");
+    assert!(said.contains("compacting requests: 0/"), "{said}");
     let single = tmp.path().join("single");
-    ok(&linkrev(&[
-        "sweep",
-        &spec,
-        "--results",
-        single.to_str().unwrap(),
-    ]));
+    let sweep = linkrev(&["sweep", &spec, "--results", single.to_str().unwrap()]);
+    ok(&sweep);
+    let said = String::from_utf8_lossy(&sweep.stderr);
+    assert!(said.contains("compacting changes: 0/"), "{said}");
     assert_eq!(
         tables(&single),
         tables(&dir),

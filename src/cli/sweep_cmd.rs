@@ -4,7 +4,7 @@
 use super::Outcome;
 use crate::output::write_atomically;
 use crate::results::lock::DirLock;
-use crate::results::store::{Store, tables};
+use crate::results::store::{CompactProgress, Store, tables};
 use crate::sweep::execute::{self, ExecuteOptions, Progress, Shard};
 use crate::sweep::plan::Plan;
 use crate::sweep::spec::{self, MobilityKind, Spec};
@@ -161,6 +161,29 @@ impl Progress for CliProgress {
             bar.finish();
         }
     }
+
+    fn compacting(&self, at: CompactProgress<'_>) {
+        if let Some(line) = compaction_line(&self.last_line, at) {
+            match &self.bar {
+                Some(bar) if !bar.is_finished() => bar.println(line),
+                _ => eprintln!("{line}"),
+            }
+        }
+    }
+}
+
+/// A progress line for a compaction: at the start of each table and every few
+/// seconds.
+fn compaction_line(last_line: &Mutex<Instant>, at: CompactProgress<'_>) -> Option<String> {
+    let mut last = last_line.lock().expect("progress lock");
+    if at.chunks_done > 0 && last.elapsed() < Duration::from_secs(5) {
+        return None;
+    }
+    *last = Instant::now();
+    Some(format!(
+        "compacting {}: {}/{} chunks merged",
+        at.table, at.chunks_done, at.chunks
+    ))
 }
 
 /// The flag Ctrl-C sets: finish the runs in progress, store them, stop. A second
@@ -252,7 +275,12 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
         }
         return Ok(Outcome::Mismatch);
     }
-    store.compact()?;
+    let last_line = Mutex::new(Instant::now());
+    store.compact_reporting(&|at| {
+        if let Some(line) = compaction_line(&last_line, at) {
+            eprintln!("{line}");
+        }
+    })?;
     store.refuse_missing_rows(
         "the compacted tables were written without them (by two processes at once, or \
          from damaged chunks): run the sweep again into a new results directory",

@@ -374,6 +374,12 @@ impl Store {
     /// in row groups of [`row_group_runs`] consecutive run indices, boundaries that depend
     /// on the plan only, so the file's bytes do not depend on how runs were batched.
     pub fn compact(&self) -> anyhow::Result<()> {
+        self.compact_reporting(&|_| {})
+    }
+
+    /// [`Self::compact`], telling `report` after each chunk it has merged (a large
+    /// sweep's compaction takes minutes).
+    pub fn compact_reporting(&self, report: &dyn Fn(CompactProgress<'_>)) -> anyhow::Result<()> {
         for table in tables() {
             let compacted = self.dir.join(format!("{table}.parquet"));
             let parts = parquet_files(&self.dir.join(table))?;
@@ -409,7 +415,7 @@ impl Store {
                 group_runs: row_group_runs(table).min(self.part_runs),
                 part_runs: self.part_runs,
             };
-            stream_sorted(&parts, layout, &self.dir, table)
+            stream_sorted(&parts, layout, &self.dir, table, report)
                 .with_context(|| format!("compacting {}", compacted.display()))?;
             for p in &parts {
                 fs::remove_file(p).with_context(|| format!("removing {}", p.display()))?;
@@ -714,6 +720,17 @@ pub fn row_group_runs(table: &str) -> u64 {
     if table == RUNS { 1024 } else { 8 }
 }
 
+/// Where a compaction is.
+#[derive(Clone, Copy, Debug)]
+pub struct CompactProgress<'a> {
+    /// The table being compacted.
+    pub table: &'a str,
+    /// Its chunks merged so far.
+    pub chunks_done: usize,
+    /// Its chunks in all.
+    pub chunks: usize,
+}
+
 /// Runs per compacted file. The writer's page records (above) are freed only when a
 /// file is finished, so one file per table made a compaction's memory grow with the
 /// sweep; files of 2,048 runs bound it. Sweeps of at most this many runs keep one file
@@ -857,7 +874,13 @@ fn run_indices(df: &DataFrame) -> anyhow::Result<Vec<u64>> {
 /// Writes the rows of `parts` (each sorted by run index, in order of first run index) to
 /// `table`'s compacted files in `dir`, sorted by run index, holding only the rows not
 /// yet known to be final and one file's page records.
-fn stream_sorted(parts: &[PathBuf], layout: Layout, dir: &Path, table: &str) -> anyhow::Result<()> {
+fn stream_sorted(
+    parts: &[PathBuf],
+    layout: Layout,
+    dir: &Path,
+    table: &str,
+    report: &dyn Fn(CompactProgress<'_>),
+) -> anyhow::Result<()> {
     // Every chunk of one sweep has the same columns (the plan's schema).
     let first = read_parquet(&parts[0])?;
     let schema = first.schema().clone();
@@ -867,6 +890,11 @@ fn stream_sorted(parts: &[PathBuf], layout: Layout, dir: &Path, table: &str) -> 
     let mut pending = Some(first);
     let mut carry: Option<DataFrame> = None;
     for k in 0..parts.len() {
+        report(CompactProgress {
+            table,
+            chunks_done: k,
+            chunks: parts.len(),
+        });
         let df = match pending.take() {
             Some(df) => df,
             None => read_parquet(&parts[k])?,

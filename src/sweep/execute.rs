@@ -11,7 +11,7 @@ use super::plan::{MobilitySource, Plan, PlannedRun};
 use crate::mobility::Trace;
 use crate::mobility::format::{ReadOptions, read_trace_with};
 use crate::mobility::rwp;
-use crate::results::store::Store;
+use crate::results::store::{CompactProgress, Store};
 use crate::results::tables::{RunRecord, param_schema, runs_frame};
 use crate::sim::{RunConfig, SimTime};
 use crate::topology::events::link_timeline;
@@ -93,6 +93,10 @@ pub trait Progress: Sync {
     fn advance(&self, runs: usize);
     /// Called once at the end, also after a stop.
     fn finish(&self);
+    /// The tables are being compacted (after the last run); nothing by default.
+    fn compacting(&self, at: CompactProgress<'_>) {
+        let _ = at;
+    }
 }
 
 /// How one run reads its trace: the file, its activity file, and the length asked for.
@@ -323,7 +327,7 @@ pub fn execute(
     report.stored = store.completed()?.len();
     if !report.interrupted && options.shard.is_none() && report.stored == plan.runs.len() {
         crate::memory::return_freed_memory();
-        store.compact()?;
+        store.compact_reporting(&|at| progress.compacting(at))?;
         store.refuse_missing_rows(
             "the compacted tables lack them: run the sweep again into a new results directory",
         )?;

@@ -711,13 +711,14 @@ impl std::fmt::Display for MissingRows {
 
 /// Runs per row group of a compacted table (see [`Store::compact`]). Compaction holds
 /// about two row groups of rows (the open group and the next chunk), so the per-event
-/// tables, thousands of rows of 30 columns per run, get groups of 8 runs (a 10,000-run
-/// compaction peaked at 213 MB with 16, 174 MB with 8). The Parquet writer keeps each
+/// tables, thousands of rows of 30 columns per run, get groups of 4 runs (a 10,000-run
+/// compaction peaked at 213 MB with 16, 174 MB with 8; on a later machine `linkrev
+/// merge` of a 10,030-run sweep peaked at 193 MB with 8 and 185 MB with 4). The Parquet writer keeps each
 /// column chunk's page records until it finishes the file (about 1.4 kB each), so the
 /// `runs` table, one row per run and 78 columns, gets groups of 1,024 runs: in groups
 /// of 16 rows its records took 116 MB of that compaction.
 pub fn row_group_runs(table: &str) -> u64 {
-    if table == RUNS { 1024 } else { 8 }
+    if table == RUNS { 1024 } else { 4 }
 }
 
 /// Where a compaction is.

@@ -377,8 +377,8 @@ impl Store {
         self.compact_reporting(&|_| {})
     }
 
-    /// [`Self::compact`], telling `report` after each chunk it has merged (a large
-    /// sweep's compaction takes minutes).
+    /// [`Self::compact`], telling `report` before each chunk it merges (a large sweep's
+    /// compaction takes minutes).
     pub fn compact_reporting(&self, report: &dyn Fn(CompactProgress<'_>)) -> anyhow::Result<()> {
         for table in tables() {
             let compacted = self.dir.join(format!("{table}.parquet"));
@@ -713,7 +713,7 @@ impl std::fmt::Display for MissingRows {
 /// about two row groups of rows (the open group and the next chunk), so the per-event
 /// tables, thousands of rows of 30 columns per run, get groups of 4 runs (a 10,000-run
 /// compaction peaked at 213 MB with 16, 174 MB with 8; on a later machine `linkrev
-/// merge` of a 10,030-run sweep peaked at 193 MB with 8 and 185 MB with 4). The Parquet writer keeps each
+/// merge` of a 10,030-run sweep peaked at 193,148 kB with 8 and 185,120 kB with 4). The Parquet writer keeps each
 /// column chunk's page records until it finishes the file (about 1.4 kB each), so the
 /// `runs` table, one row per run and 78 columns, gets groups of 1,024 runs: in groups
 /// of 16 rows its records took 116 MB of that compaction.

@@ -75,6 +75,7 @@ pub mod observe;
 pub mod output;
 pub mod params;
 pub mod plot;
+pub mod prefetch;
 pub mod protocol;
 pub mod registry;
 pub mod replay;

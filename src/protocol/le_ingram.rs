@@ -411,6 +411,11 @@ impl Protocol for LeIngram {
             .collect()
     }
 
+    #[inline]
+    fn prefetch(&self) {
+        self.neighbours.prefetch();
+    }
+
     fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<IngramMsg>) {
         if peer == self.height.id {
             return;

@@ -487,6 +487,11 @@ impl<R: RuleSet> Protocol for LeNode<R> {
             .collect()
     }
 
+    #[inline]
+    fn prefetch(&self) {
+        self.neighbours.prefetch();
+    }
+
     /// "When an incident link forms, i updates N_i and sends an Update message over the
     /// link with its current height." The neighbour's height is unknown until its own
     /// Update arrives.

@@ -126,6 +126,11 @@ impl Protocol for Krl {
             .collect()
     }
 
+    #[inline]
+    fn prefetch(&self) {
+        self.0.prefetch();
+    }
+
     fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<RlMsg>) {
         self.0.on_link_up(peer, ctx);
     }

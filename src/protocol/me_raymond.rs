@@ -225,6 +225,11 @@ impl Protocol for Raymond {
             .collect()
     }
 
+    #[inline]
+    fn prefetch(&self) {
+        crate::prefetch::slice(self.request_q.as_slices().0);
+    }
+
     /// Topology changes are the routing layer's business, not Raymond's.
     fn on_link_up(&mut self, _peer: NodeId, _ctx: &mut Ctx<RaymondMsg>) {}
 

@@ -619,6 +619,12 @@ impl Protocol for Rl {
         Rl::initial(&[config.holder], false, neighbours)
     }
 
+    #[inline]
+    fn prefetch(&self) {
+        self.links.prefetch();
+        crate::prefetch::slice(self.queue.as_slices().0);
+    }
+
     /// Slide "Link formation": send `LinkInfo(myHeight)` to `j`, `forming[j] := true`,
     /// `formHeight[j] := myHeight`. `j` joins `N` when its `LinkInfo` arrives.
     fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<RlMsg>) {

@@ -66,6 +66,13 @@ impl<V> NeighbourMap<V> {
         Some(self.values.remove(i))
     }
 
+    /// Hints that the ids and values will be read soon ([`crate::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self) {
+        crate::prefetch::slice(&self.ids);
+        crate::prefetch::slice(&self.values);
+    }
+
     /// Number of neighbours.
     pub fn len(&self) -> usize {
         self.ids.len()

@@ -292,6 +292,12 @@ impl<R: Reversal> Protocol for GbNode<R> {
             .collect()
     }
 
+    #[inline]
+    fn prefetch(&self) {
+        self.neighbours.prefetch();
+        crate::prefetch::slice(&self.forming);
+    }
+
     fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<HeightMsg>) {
         if !self.forming.contains(&peer) {
             self.forming.push(peer);

@@ -433,6 +433,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
             if O::NARRATES {
                 observer.before_event(time, Self::happening(&event));
             }
+            self.prefetch_next();
             self.handle(event, observer, index);
             if let Some(hops) = &mut self.hops {
                 for hop in hops.drain(..) {
@@ -465,6 +466,33 @@ impl<'t, P: Protocol> Simulation<'t, P> {
         self.now = self.config.duration;
         let index = self.counters.events;
         observer.finish(&self.world(index));
+    }
+
+    /// Hints the state of the nodes the next queued event goes to, so that it loads
+    /// while this event is handled ([`crate::prefetch`]; it changes nothing else).
+    #[inline]
+    fn prefetch_next(&self) {
+        let (a, b) = match self.queue.peek() {
+            Some(Event::Deliver(m)) => (m.to, None),
+            Some(Event::Topology(i)) => match self.timeline.events.get(*i) {
+                Some(e) => (e.a, Some(e.b)),
+                None => return,
+            },
+            Some(&Event::Notify { a, b, .. }) => (a, Some(b)),
+            Some(&Event::Start(node) | &Event::Request(node) | &Event::Release(node)) => {
+                (node, None)
+            }
+            Some(&Event::Timer { node, .. }) => (node, None),
+            Some(Event::Discovered(p)) => (p.at, None),
+            None => return,
+        };
+        for node in std::iter::once(a).chain(b) {
+            if let Some(state) = self.nodes.get(node as usize) {
+                crate::prefetch::value(state);
+                state.prefetch();
+                self.network.prefetch_node(node);
+            }
+        }
     }
 
     fn happening(event: &Event<P::Msg>) -> Happening {

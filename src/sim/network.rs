@@ -467,6 +467,15 @@ impl<M: Message> Network<M> {
         ))
     }
 
+    /// Hints what sending from or delivering to `node` reads ([`crate::prefetch`]).
+    #[inline]
+    pub fn prefetch_node(&self, node: NodeId) {
+        crate::prefetch::slice(self.graph.neighbours(node));
+        if let Some(count) = self.in_flight_to.get(node as usize) {
+            crate::prefetch::value(count);
+        }
+    }
+
     /// A message reaches the end of its hop: whether it is delivered (`false`: its link
     /// broke since it was sent and breaks `drop`; it is lost and counted).
     pub fn arrive(&mut self, m: &InFlight<M>, counters: &mut RunCounters) -> bool {

@@ -232,6 +232,15 @@ impl<E> EventQueue<E> {
         }
     }
 
+    /// The earliest event, left in the queue.
+    #[inline]
+    pub fn peek(&self) -> Option<&E> {
+        match self.near.peek() {
+            Some(entry) => Some(&entry.event),
+            None => self.far.peek().map(|entry| &entry.event),
+        }
+    }
+
     /// Events scheduled.
     pub fn len(&self) -> usize {
         self.near.len() + self.far.len()
@@ -271,6 +280,7 @@ mod tests {
             }
             prop_assert_eq!(q.len(), reference.len());
             prop_assert_eq!(q.peek_time().map(|t| t.0), reference.first().map(|r| r.0));
+            prop_assert_eq!(q.peek().copied(), reference.first().map(|r| r.1));
         }
         while let Some((t, i)) = q.pop() {
             prop_assert_eq!((t.0, i), reference.remove(0));

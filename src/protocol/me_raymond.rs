@@ -227,7 +227,7 @@ impl Protocol for Raymond {
 
     #[inline]
     fn prefetch(&self) {
-        crate::prefetch::slice(self.request_q.as_slices().0);
+        crate::prefetch::deque(&self.request_q);
     }
 
     /// Topology changes are the routing layer's business, not Raymond's.

@@ -622,7 +622,7 @@ impl Protocol for Rl {
     #[inline]
     fn prefetch(&self) {
         self.links.prefetch();
-        crate::prefetch::slice(self.queue.as_slices().0);
+        crate::prefetch::deque(&self.queue);
     }
 
     /// Slide "Link formation": send `LinkInfo(myHeight)` to `j`, `forming[j] := true`,

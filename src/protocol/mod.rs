@@ -332,17 +332,17 @@ pub trait Protocol: Clone + Debug + Hash + Eq + Send + Sync + Sized + 'static {
         let _ = (event, ctx);
     }
 
-    /// Hints the processor to start loading what this node keeps outside its own
-    /// struct (neighbour maps, queues): the engine calls it one event ahead of the
-    /// node's next handler ([`crate::prefetch`]). It must change nothing; the default
-    /// does nothing.
-    #[inline]
-    fn prefetch(&self) {}
-
     /// A timer set with [`Ctx::set_timer`] fired.
     fn on_timer(&mut self, tag: u64, ctx: &mut Ctx<Self::Msg>) {
         let _ = (tag, ctx);
     }
+
+    /// Asks the processor to start loading what this node keeps outside its own struct
+    /// (neighbour maps, queues) and its next handler will read: the event loop calls it
+    /// while handling the event before, on large networks ([`crate::prefetch`]). It
+    /// must change nothing; the default does nothing.
+    #[inline]
+    fn prefetch(&self) {}
 
     /// This node's state with every node id in it renamed (`v` becomes `rename[v]`),
     /// for the model checker's symmetry reduction ([`crate::check`]); `None`, the

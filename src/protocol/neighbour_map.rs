@@ -66,7 +66,7 @@ impl<V> NeighbourMap<V> {
         Some(self.values.remove(i))
     }
 
-    /// Hints that the ids and values will be read soon ([`crate::prefetch`]).
+    /// Asks for the ids and values to be loaded ([`crate::prefetch`]).
     #[inline]
     pub fn prefetch(&self) {
         crate::prefetch::slice(&self.ids);

@@ -467,12 +467,14 @@ impl<M: Message> Network<M> {
         ))
     }
 
-    /// Hints what sending from or delivering to `node` reads ([`crate::prefetch`]).
+    /// Asks for `node`'s links in the component tracker and its count of messages in
+    /// flight to be loaded ([`crate::prefetch`]); not the link-state map, whose entries
+    /// only a lookup finds. Nothing for a node id out of range.
     #[inline]
     pub fn prefetch_node(&self, node: NodeId) {
-        crate::prefetch::slice(self.graph.neighbours(node));
         if let Some(count) = self.in_flight_to.get(node as usize) {
             crate::prefetch::value(count);
+            crate::prefetch::slice(self.graph.neighbours(node));
         }
     }
 

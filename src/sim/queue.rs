@@ -223,22 +223,25 @@ impl<E> EventQueue<E> {
         }
     }
 
+    /// The earliest event and its time, left in the queue.
+    #[inline]
+    fn first(&self) -> Option<(SimTime, &E)> {
+        match self.near.peek() {
+            Some(entry) => Some((entry.time(), &entry.event)),
+            None => self.far.peek().map(|entry| (entry.time, &entry.event)),
+        }
+    }
+
     /// The time of the earliest event.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        match self.near.peek() {
-            Some(entry) => Some(entry.time()),
-            None => self.far.peek().map(|entry| entry.time),
-        }
+        self.first().map(|(time, _)| time)
     }
 
     /// The earliest event, left in the queue.
     #[inline]
     pub fn peek(&self) -> Option<&E> {
-        match self.near.peek() {
-            Some(entry) => Some(&entry.event),
-            None => self.far.peek().map(|entry| &entry.event),
-        }
+        self.first().map(|(_, event)| event)
     }
 
     /// Events scheduled.

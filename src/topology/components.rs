@@ -109,7 +109,10 @@ impl ComponentTracker {
         self.label[a as usize] == self.label[b as usize]
     }
 
-    /// The nodes linked to `node` now, in no particular order.
+    /// The nodes linked to `node` now, in no particular order, but in a predictable
+    /// one, so that a caller can keep data about each link in lists parallel to these:
+    /// [`Self::add_edge`] appends to both endpoints' lists, and [`Self::remove_edge`]
+    /// moves the last entry of each list into the removed one's place and says where.
     pub fn neighbours(&self, node: NodeId) -> &[NodeId] {
         &self.adjacency[node as usize]
     }
@@ -137,19 +140,23 @@ impl ComponentTracker {
         self.components -= 1;
     }
 
-    /// Removes edge `a–b` (must be present).
-    pub fn remove_edge(&mut self, a: NodeId, b: NodeId) {
-        remove_one(&mut self.adjacency[a as usize], b);
-        remove_one(&mut self.adjacency[b as usize], a);
+    /// Removes edge `a–b` (must be present). Returns where `b` was in `a`'s list and `a`
+    /// in `b`'s ([`Self::neighbours`]: each list's last entry moved there); `None` for
+    /// an edge that was not there.
+    pub fn remove_edge(&mut self, a: NodeId, b: NodeId) -> Option<(usize, usize)> {
+        let at_a = remove_one(&mut self.adjacency[a as usize], b);
+        let at_b = remove_one(&mut self.adjacency[b as usize], a);
+        let slots = at_a.zip(at_b);
         // In dense graphs the two ends nearly always still share a neighbour: check that
         // in O(deg a + deg b) before searching the component.
         if self.share_a_neighbour(a, b) || !self.split_side(a, b) {
-            return;
+            return slots;
         }
         // The side in `visited` split off: give it a label of no component now.
         let fresh = self.free.pop().expect("a split implies a free label");
         self.relabel_visited(fresh);
         self.components += 1;
+        slots
     }
 
     fn share_a_neighbour(&mut self, a: NodeId, b: NodeId) -> bool {
@@ -242,10 +249,11 @@ impl ComponentTracker {
     }
 }
 
-fn remove_one(list: &mut Vec<NodeId>, value: NodeId) {
-    if let Some(pos) = list.iter().position(|&v| v == value) {
-        list.swap_remove(pos);
-    }
+/// Removes `value` from `list` by moving the last entry into its place; where it was.
+fn remove_one(list: &mut Vec<NodeId>, value: NodeId) -> Option<usize> {
+    let pos = list.iter().position(|&v| v == value)?;
+    list.swap_remove(pos);
+    Some(pos)
 }
 
 /// Number of connected components of an undirected graph, by union–find (reference for

@@ -126,7 +126,9 @@ fn component_averages(timeline: &LinkTimeline) -> (f64, f64) {
         last = e.time;
         match e.change {
             LinkChange::Up => graph.add_edge(e.a, e.b),
-            LinkChange::Down => graph.remove_edge(e.a, e.b),
+            LinkChange::Down => {
+                graph.remove_edge(e.a, e.b);
+            }
         }
     }
     let span = timeline.duration - last;

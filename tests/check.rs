@@ -294,15 +294,19 @@ fn the_command_exits_1_on_a_violation_and_2_on_bad_input() {
         "{}",
         String::from_utf8_lossy(&replay.stdout)
     );
-    // A scenario with a bad line is refused with its line and field.
-    std::fs::write(&scenario, "algorithm le-malpani\nnodes 4\nstep fly 1 2\n").unwrap();
-    let bad = linkrev(&["run", "--scenario", scenario.to_str().unwrap()]);
-    let err = String::from_utf8_lossy(&bad.stderr);
-    assert_eq!(bad.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("legal_when_quiescent.scenario:3: step"),
-        "{err}"
-    );
+    // A scenario with a bad line is refused with its line and field: an unknown step,
+    // a link from a node to itself.
+    for step in ["step fly 1 2", "step link 1 1 up"] {
+        let text = format!("algorithm le-malpani\nnodes 4\n{step}\n");
+        std::fs::write(&scenario, text).unwrap();
+        let bad = linkrev(&["run", "--scenario", scenario.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert_eq!(bad.status.code(), Some(2), "{step}: {err}");
+        assert!(
+            err.contains("legal_when_quiescent.scenario:3: step"),
+            "{step}: {err}"
+        );
+    }
 
     for (args, field) in [
         (

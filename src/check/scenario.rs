@@ -144,6 +144,14 @@ impl Scenario {
                         },
                         "link" if words.len() == 5 && matches!(words[4], "up" | "down") => {
                             let (a, b) = (node("step", words.get(2))?, node("step", words.get(3))?);
+                            if a == b {
+                                return Err(err(
+                                    "step",
+                                    format!(
+                                        "`link {a} {a}` links a node to itself: expected two nodes"
+                                    ),
+                                ));
+                            }
                             Step::Link {
                                 a: a.min(b),
                                 b: a.max(b),

@@ -188,7 +188,9 @@ impl PairState {
 struct LinkEnd {
     /// Last delivery time scheduled on this direction (FIFO); a `drop` break forgets it.
     last_delivery: SimTime,
-    /// Last delivery time ever scheduled on this direction.
+    /// Latest delivery scheduled on the link since its state was last forgotten, as far
+    /// as this end knows: its own sends and, if the link came back up with its state,
+    /// the link's latest before. The link's own is the later of its two ends'.
     busy_until: SimTime,
     /// The link's break count (the same at both ends).
     epoch: u32,
@@ -207,8 +209,9 @@ pub struct Network<M> {
     graph: ComponentTracker,
     /// Per node, parallel to `graph.neighbours(node)`: the state of each link leaving it.
     ends: Vec<Vec<LinkEnd>>,
-    /// Links that are down and still have state (`PairState::idle_at` was false when
-    /// they broke); it moves back into `ends` when the link comes up.
+    /// Links that are down and keep their state: something was in flight when they
+    /// broke, or their break is told later (every break, with a detection delay). The
+    /// state moves back into `ends` when the link comes up.
     down_links: FxHashMap<(NodeId, NodeId), PairState>,
     /// Generation of the last link-down notification scheduled: unique over the run, so
     /// a stale notification never matches a later one.
@@ -1146,11 +1149,13 @@ mod tests {
             }
         }
 
-        /// Everything scheduled before `now`, in time order (ties in the order scheduled).
-        fn happen_before(&mut self, now: SimTime) -> Checked {
+        /// Everything scheduled before `now`, or at `now` too if `including_now`, in
+        /// time order (ties in the order scheduled).
+        fn happen_before(&mut self, now: SimTime, including_now: bool) -> Checked {
             self.scheduled
                 .sort_by_key(|&(at, seq, _)| std::cmp::Reverse((at, seq)));
-            while self.scheduled.last().is_some_and(|(at, ..)| *at < now) {
+            let due = |at: SimTime| at < now || (including_now && at == now);
+            while self.scheduled.last().is_some_and(|(at, ..)| due(*at)) {
                 let (at, _, due) = self.scheduled.pop().unwrap();
                 match due {
                     Due::Message(m, epoch) => {
@@ -1225,39 +1230,49 @@ mod tests {
     }
 
     proptest! {
-        /// Random flips and sends on 3 nodes, most of them at the same millisecond as
-        /// the one before, with what they schedule happening at its time: the network
-        /// and the remembering model give the same delivery times, losses and
-        /// notifications, in both break modes, with and without a detection delay.
+        /// Random flips and sends on 3 or 5 nodes, most of them at the same millisecond
+        /// as the one before, with what they schedule happening at its time (before or
+        /// after a step at the same instant): the network and the remembering model give
+        /// the same delivery times, losses and notifications, in both break modes, with
+        /// and without a detection delay.
         #[test]
         fn forgetting_idle_links_changes_nothing(
             drop in proptest::bool::ANY,
             // Whole milliseconds make deliveries coincide with changes.
             delay in proptest::sample::select(vec!["const:2ms", "uniform:1ms:4ms"]),
             detection_ms in 0u64..3,
-            initial in proptest::collection::vec((0u32..3, 0u32..3), 0..4),
-            steps in proptest::collection::vec((0u64..6, 0u32..3, 0u32..3, proptest::bool::ANY), 1..150),
+            n in proptest::sample::select(vec![3u32, 5]),
+            initial in proptest::collection::vec((0u32..5, 0u32..5), 0..6),
+            steps in proptest::collection::vec(
+                (0u64..6, 0u32..5, 0u32..5, proptest::bool::ANY, proptest::bool::ANY),
+                1..150,
+            ),
         ) {
             let link_break = if drop { LinkBreak::Drop } else { LinkBreak::Drain };
             let config = config(delay, link_break, detection_ms * 1_000_000);
-            let mut up: Vec<(NodeId, NodeId)> =
-                initial.iter().filter(|(a, b)| a != b).map(|&(a, b)| pair(a, b)).collect();
+            let mut up: Vec<(NodeId, NodeId)> = initial
+                .iter()
+                .map(|&(a, b)| pair(a % n, b % n))
+                .filter(|(a, b)| a != b)
+                .collect();
             up.sort_unstable();
             up.dedup();
-            let mut run = SideBySide::new(3, &up, config);
+            let mut run = SideBySide::new(n as usize, &up, config);
             let mut now = SimTime::ZERO;
-            for (seq, &(wait, a, b, flip)) in steps.iter().enumerate() {
+            for (seq, &(wait, a, b, flip, due_first)) in steps.iter().enumerate() {
+                let (a, b) = (a % n, b % n);
                 // No wait two times in three.
                 now = now.after(Duration(wait.saturating_sub(3) * 1_000_000));
-                run.happen_before(now)?;
+                run.happen_before(now, due_first)?;
                 match (a == b, flip) {
                     (true, _) => {}
                     (false, true) => run.flip(now, a, b, seq)?,
                     (false, false) => run.send(now, a, b, seq)?,
                 }
             }
-            run.happen_before(SimTime::NEVER)?;
+            run.happen_before(SimTime::NEVER, true)?;
             prop_assert_eq!(run.net.in_flight(), 0);
+            prop_assert_eq!(run.net.pending_notifications(), 0);
         }
     }
 }

@@ -141,8 +141,8 @@ impl ComponentTracker {
     }
 
     /// Removes edge `a–b` (must be present). Returns where `b` was in `a`'s list and `a`
-    /// in `b`'s ([`Self::neighbours`]: each list's last entry moved there); `None` for
-    /// an edge that was not there.
+    /// in `b`'s ([`Self::neighbours`]: each list's last entry moved there); `None` if the
+    /// edge was not there, a caller's bug after which the labels may be wrong.
     pub fn remove_edge(&mut self, a: NodeId, b: NodeId) -> Option<(usize, usize)> {
         let at_a = remove_one(&mut self.adjacency[a as usize], b);
         let at_b = remove_one(&mut self.adjacency[b as usize], a);

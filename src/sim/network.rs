@@ -175,6 +175,29 @@ impl PairState {
     fn idle_at(&self, now: SimTime) -> bool {
         !self.down_pending && self.busy_until < now
     }
+
+    /// The state of a link that just went down, from its two ends (`low`: the end at
+    /// the lower node id); no notification pending yet.
+    fn from_ends(low: LinkEnd, high: LinkEnd) -> Self {
+        Self {
+            epoch: low.epoch,
+            last_delivery: [low.last_delivery, high.last_delivery],
+            busy_until: low.busy_until.max(high.busy_until),
+            down_pending: false,
+            notify_generation: 0,
+        }
+    }
+
+    /// The two ends (lower node id first) of a link that comes up with this state.
+    fn ends(&self) -> (LinkEnd, LinkEnd) {
+        let end = |dir: usize| LinkEnd {
+            last_delivery: self.last_delivery[dir],
+            busy_until: self.busy_until,
+            epoch: self.epoch,
+            in_use: true,
+        };
+        (end(0), end(1))
+    }
 }
 
 /// One end of a link that is up: the state of the direction leaving that end.
@@ -395,21 +418,17 @@ impl<M: Message> Network<M> {
                 }
                 _ => Tell::Now,
             };
-            let (low, high) = match restored {
-                Some(state) => {
-                    let end = |dir: usize| LinkEnd {
-                        last_delivery: state.last_delivery[dir],
-                        busy_until: state.busy_until,
-                        epoch: state.epoch,
-                        in_use: true,
-                    };
-                    (end(0), end(1))
-                }
-                None => (LinkEnd::default(), LinkEnd::default()),
-            };
+            let (low, high) = restored
+                .as_ref()
+                .map_or_else(Default::default, PairState::ends);
             self.ends[key.0 as usize].push(low);
             self.ends[key.1 as usize].push(high);
-            debug_assert_eq!(self.ends[a as usize].len(), self.graph.neighbours(a).len());
+            for node in [a, b] {
+                debug_assert_eq!(
+                    self.ends[node as usize].len(),
+                    self.graph.neighbours(node).len()
+                );
+            }
             tell
         } else {
             let (at_a, at_b) = self
@@ -429,13 +448,7 @@ impl<M: Message> Network<M> {
             } else {
                 (end_b, end_a)
             };
-            let mut state = PairState {
-                epoch: low.epoch,
-                last_delivery: [low.last_delivery, high.last_delivery],
-                busy_until: low.busy_until.max(high.busy_until),
-                down_pending: false,
-                notify_generation: 0,
-            };
+            let mut state = PairState::from_ends(low, high);
             if detection.0 == 0 && state.idle_at(now) {
                 // Nothing on the link and nothing pending: as good as new.
                 return Tell::Now;

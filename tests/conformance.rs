@@ -11,7 +11,9 @@
 //! - Leader election, one change at a time (`serialize`) with changes that keep the
 //!   network connected (the setting in which the slides' rules are correct): no
 //!   violation, no storm, every change applied, and the last change converges, i.e.
-//!   the run ends with one leader that is the only sink and every view accurate.
+//!   the run ends with one leader that is the only sink and every view accurate; and no
+//!   election, since the leader stays reachable, for every setting that promises it
+//!   (all but those in [`NO_STABILITY_PROMISE`]).
 //! - Routes, under random changes that may partition the network: the destination's
 //!   component is legal whenever it is quiescent, no storm, and every change outside a
 //!   partition that is not censored converges (the destination's component ends with
@@ -125,6 +127,20 @@ fn mutual_exclusion_suite(algorithm: Algorithm) {
     }
 }
 
+/// Settings whose rules do not promise to keep a connected network's leader under
+/// serialized changes, each with the test that shows why; the suite checks everything
+/// else for them. `le-ingram` with causal clocks: a new reference level can rank below
+/// a stale one its originator never heard of (`tests/le_ingram.rs`,
+/// `causal_clocks_can_rank_a_new_reference_level_below_a_stale_one`; about 1 in 1,600
+/// of this suite's cases).
+const NO_STABILITY_PROMISE: &[(&str, &str, &str)] = &[("le-ingram", "clock", "causal")];
+
+fn promises_stability(algorithm: Algorithm, params: &AlgoParams) -> bool {
+    !NO_STABILITY_PROMISE
+        .iter()
+        .any(|&(name, param, word)| algorithm.name() == name && params.word(param) == word)
+}
+
 fn leader_election_suite(algorithm: Algorithm) {
     let mut runner = TestRunner::new(Config::with_cases(CASES));
     let result = runner.run(&connected_scenario(), |s| {
@@ -145,11 +161,13 @@ fn leader_election_suite(algorithm: Algorithm) {
         prop_assert!(count("unnecessary_elections") <= count("elections"));
         prop_assert!(count("elections") <= count("leader_changes"));
         prop_assert_eq!(count("elections"), count("unnecessary_elections"));
-        prop_assert_eq!(
-            count("unnecessary_elections"),
-            0,
-            "elections in a connected network"
-        );
+        if promises_stability(algorithm, &params_for(algorithm, &s)) {
+            prop_assert_eq!(
+                count("unnecessary_elections"),
+                0,
+                "elections in a connected network"
+            );
+        }
         // Every change touches the one component, so each censors the one before; the
         // last is never censored, and it converges only in a quiescent, legal state.
         for c in out.changes().iter().filter(|c| !c.censored) {

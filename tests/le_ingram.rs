@@ -79,3 +79,62 @@ fn a_new_link_is_forming_until_its_first_update_and_the_newer_leader_wins() {
     assert_eq!(leaders(&h)[..2], [3, 3]);
     assert_eq!(leaders(&h)[3], 3);
 }
+
+/// With causal clocks a new reference level can rank below a stale one that its
+/// originator never heard of, and a change that leaves the leader reachable then elects
+/// a new one (module docs, "What the conformance suite found"); with the perfect clock
+/// the same changes elect no one.
+///
+/// The graph 0–1–2–3–4 plus 0–3, led by 0. (a) 0–3 fails: node 3, a sink, starts the
+/// level `(τa, 3, 0)`; node 4 reflects it; node 3 has node 2 below it and stays. The
+/// level lingers at 3 and 4. (b) 0–4 forms: node 4 now points to 0. (c) 0–1 fails:
+/// node 1, a sink, starts `(τc, 1, 0)`. Under causal clocks node 1 has had no event
+/// since the start, so `τc = τa = 1`, and `(1, 1, 0)` ranks below the stale `(1, 3, 0)`:
+/// node 2 propagates the stale level, node 1 reflects it, and node 2 hands the
+/// reflection to node 3, whose neighbours now all sit on its own reflected level. Node 3
+/// elects itself although 0 is two hops away through 4.
+#[test]
+fn causal_clocks_can_rank_a_new_reference_level_below_a_stale_one() {
+    for clock in [Clock::Perfect, Clock::Causal] {
+        let mut h = Harness::<LeIngram>::configured(
+            &IngramConfig { clock },
+            5,
+            &[(0, 1), (1, 2), (2, 3), (0, 3), (3, 4)],
+        );
+        h.time_ns = 1_000;
+        h.link_down(0, 3);
+        h.deliver_all(100);
+        let stale = h.nodes[3].height().level;
+        assert_eq!(
+            (stale.oid, stale.r),
+            (3, false),
+            "{clock:?}: 3 started a level"
+        );
+        assert!(h.nodes[4].height().level.r, "{clock:?}: 4 reflected it");
+        assert_eq!(leaders(&h), [0; 5], "{clock:?}");
+        h.time_ns = 2_000;
+        h.link_up(0, 4);
+        h.deliver_all(100);
+        assert!(h.nodes[4].height() > h.nodes[0].height(), "4 points to 0");
+        h.time_ns = 3_000;
+        h.link_down(0, 1);
+        let fresh = h.nodes[1].height().level;
+        assert_eq!(fresh.oid, 1, "{clock:?}: 1 started a level");
+        h.deliver_all(100);
+        let elections: u32 = h.nodes.iter().map(LeIngram::elections).sum();
+        match clock {
+            Clock::Perfect => {
+                assert!(fresh > stale, "the later level ranks higher");
+                assert_eq!(leaders(&h), [0; 5]);
+                assert_eq!(elections, 0);
+            }
+            Clock::Causal => {
+                assert_eq!((fresh.tau, stale.tau), (1, 1), "no causal path from 3 to 1");
+                assert!(fresh < stale, "the new level ranks below the stale one");
+                assert_eq!(leaders(&h), [3; 5], "node 3 elected itself");
+                assert_eq!(h.nodes[3].elections(), 1);
+                assert_eq!(elections, 1);
+            }
+        }
+    }
+}

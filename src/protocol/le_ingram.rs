@@ -70,6 +70,25 @@
 //!   counter, raised by one on every event and to above the sender's on every Update
 //!   (`T := max(T, T_msg) + 1`); every Update carries the sender's counter.
 //!
+//! # What the conformance suite found: causal clocks and stale levels (**I**)
+//!
+//! A Lamport clock orders only events that are causally related. A reference level a
+//! sink starts lingers in the heights of the nodes it reached after its search is over
+//! (the sink found a way down again), and a node that never heard of it can later start
+//! a new level with a smaller or equal `τ`, which then ranks below the stale one. A sink
+//! between the two propagates the larger, stale level, its reflection comes back to the
+//! stale level's originator from every side, and the originator elects itself although
+//! the leader is still reachable. The change was one at a time and the network stayed
+//! connected, so the election is unnecessary. With `clock = perfect` a later level always
+//! ranks above an earlier one, and this cannot happen. `tests/le_ingram.rs`
+//! (`causal_clocks_can_rank_a_new_reference_level_below_a_stale_one`) shows it on five
+//! nodes. In the conformance suite's random scenarios (up to 8 nodes, changes
+//! serialized, always connected), 25 of 40,000 cases with causal clocks elected a leader
+//! unnecessarily, and 0 of 100,000 with the perfect clock. No case broke safety or
+//! convergence. The journal version promises stability only "in certain well-behaved
+//! situations" (**V**). Its text could not be read here, so whether those situations
+//! exclude stale levels is not known. The rules are kept as reconstructed.
+//!
 //! # Choices made here (**I**)
 //!
 //! - **Initial state**, as for the other families: per component of the t = 0 graph, the

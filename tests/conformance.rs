@@ -132,7 +132,7 @@ fn mutual_exclusion_suite(algorithm: Algorithm) {
 /// else for them. `le-ingram` with causal clocks: a new reference level can rank below
 /// a stale one its originator never heard of (`tests/le_ingram.rs`,
 /// `causal_clocks_can_rank_a_new_reference_level_below_a_stale_one`; about 1 in 1,600
-/// of this suite's cases).
+/// of its causal-clock cases).
 const NO_STABILITY_PROMISE: &[(&str, &str, &str)] = &[("le-ingram", "clock", "causal")];
 
 fn promises_stability(algorithm: Algorithm, params: &AlgoParams) -> bool {

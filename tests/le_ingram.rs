@@ -115,7 +115,10 @@ fn causal_clocks_can_rank_a_new_reference_level_below_a_stale_one() {
         h.time_ns = 2_000;
         h.link_up(0, 4);
         h.deliver_all(100);
-        assert!(h.nodes[4].height() > h.nodes[0].height(), "4 points to 0");
+        assert!(
+            h.nodes[4].height() > h.nodes[0].height(),
+            "{clock:?}: 4 points to 0"
+        );
         h.time_ns = 3_000;
         h.link_down(0, 1);
         let fresh = h.nodes[1].height().level;

@@ -75,7 +75,8 @@
 //! A Lamport clock orders only events that are causally related. A reference level a
 //! sink starts lingers in the heights of the nodes it reached after its search is over
 //! (the sink found a way down again), and a node that never heard of it can later start
-//! a new level with a smaller or equal `τ`, which then ranks below the stale one. A sink
+//! a new level with a smaller `τ`, or an equal `τ` and a smaller id, which then ranks below
+//! the stale one. A sink
 //! between the two propagates the larger, stale level, its reflection comes back to the
 //! stale level's originator from every side, and the originator elects itself although
 //! the leader is still reachable. The change was one at a time and the network stayed

@@ -249,10 +249,141 @@ fn ambiguous_pairing_and_bad_columns_are_errors() {
     // at three rates: pairing would be ambiguous.
     let no_seed = t.drop("seed").unwrap();
     let err = paired_difference(&no_seed, &[], "wait_mean", "me-rl", "me-raymond").unwrap_err();
-    assert!(format!("{err:#}").contains("validation"), "{err:#}");
+    assert!(format!("{err:#}").contains("ambiguous pairing"), "{err:#}");
     assert!(paired_difference(&no_seed, &["rate"], "wait_mean", "me-rl", "me-raymond").is_ok());
     assert!(paired_difference(&t, &["algorithm"], "wait_mean", "me-rl", "me-raymond").is_err());
     let err = summarize(&t, &["speed"], "wait_mean").unwrap_err();
     assert!(err.to_string().contains("speed"), "{err}");
     assert!(summarize(&t, &["rate"], "no_metric").is_err());
+}
+
+/// Brute force for one group: n, mean, sample sd (two-pass), median and p95 of the
+/// sorted values by the definition (linear between the two nearest ranks).
+fn brute_force(values: &[f64]) -> (u64, Option<f64>, Option<f64>, Option<f64>, Option<f64>) {
+    if values.is_empty() {
+        return (0, None, None, None, None);
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let sd = (values.len() >= 2)
+        .then(|| (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt());
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = |q: f64| {
+        let pos = q * (n - 1.0);
+        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+        sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+    };
+    (
+        values.len() as u64,
+        Some(mean),
+        sd,
+        Some(rank(0.5)),
+        Some(rank(0.95)),
+    )
+}
+
+fn agree(got: Option<f64>, want: Option<f64>, what: &str) {
+    match (got, want) {
+        (None, None) => {}
+        (Some(g), Some(w)) => assert!(
+            (g - w).abs() <= 1e-9 * w.abs().max(1.0),
+            "{what}: {g} vs {w}"
+        ),
+        _ => panic!("{what}: {got:?} vs {want:?}"),
+    }
+}
+
+proptest::proptest! {
+    /// Random tables (two text and number keys, nulls in the metric and in a key, rows
+    /// in any order): every group of `summarize` is a distinct key pair, the groups come
+    /// sorted, and each row's statistics are those of a brute-force pass over the rows
+    /// of that group; the paired difference's mean is mean_a − mean_b over n pairs.
+    #[test]
+    fn summaries_match_brute_force_on_random_tables(
+        rows in proptest::collection::vec(
+            (0..3u8, proptest::option::weighted(0.9, 0..3u8), 0..4u32,
+             proptest::option::weighted(0.8, -50i32..50)),
+            0..60,
+        )
+    ) {
+        let algorithm: Vec<String> = rows.iter().map(|r| ["me-rl", "me-raymond", "me-krl"][r.0 as usize].to_string()).collect();
+        let speed: Vec<Option<f64>> = rows.iter().map(|r| r.1.map(|s| f64::from(s) * 2.5)).collect();
+        let replication: Vec<u32> = rows.iter().map(|r| r.2).collect();
+        let value: Vec<Option<f64>> = rows.iter().map(|r| r.3.map(|v| f64::from(v) / 8.0)).collect();
+        let df = df! {
+            "algorithm" => algorithm.clone(),
+            "speed" => speed.clone(),
+            "replication" => replication.clone(),
+            "wait" => value.clone(),
+        }.unwrap();
+
+        let s = summarize(&df, &["algorithm", "speed"], "wait").unwrap();
+        let keys: Vec<(Option<String>, Option<f64>)> = (0..s.height())
+            .map(|i| (
+                s.column("algorithm").unwrap().str().unwrap().get(i).map(str::to_string),
+                f(&s, "speed", i),
+            ))
+            .collect();
+        let mut expected_keys: Vec<(Option<String>, Option<f64>)> = algorithm.iter().cloned().map(Some).zip(speed.iter().copied()).collect();
+        // polars sorts nulls first, then ascending.
+        expected_keys.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.is_some().cmp(&b.1.is_some())).then(a.1.partial_cmp(&b.1).unwrap()));
+        expected_keys.dedup();
+        proptest::prop_assert_eq!(&keys, &expected_keys);
+        for (i, (alg, sp)) in keys.iter().enumerate() {
+            let group: Vec<f64> = (0..rows.len())
+                .filter(|&r| Some(&algorithm[r]) == alg.as_ref() && speed[r] == *sp)
+                .filter_map(|r| value[r])
+                .collect();
+            let (count, mean, sd, median, p95) = brute_force(&group);
+            proptest::prop_assert_eq!(n(&s, "n", i), count);
+            agree(f(&s, "mean", i), mean, "mean");
+            agree(f(&s, "sd", i), sd, "sd");
+            agree(f(&s, "median", i), median, "median");
+            agree(f(&s, "p95", i), p95, "p95");
+        }
+
+        // Pairs need a unique (replication) per algorithm and speed: keep the first.
+        let mut seen = std::collections::HashSet::new();
+        let unique: Vec<bool> = (0..rows.len()).map(|r| seen.insert((rows[r].0, rows[r].1, rows[r].2))).collect();
+        let mask: BooleanChunked = unique.iter().copied().collect();
+        let df = df.filter(&mask).unwrap();
+        let p = paired_difference(&df, &["speed"], "wait", "me-rl", "me-raymond").unwrap();
+        let mut speeds: Vec<Option<f64>> = (0..rows.len())
+            .filter(|&r| unique[r] && (algorithm[r] == "me-rl" || algorithm[r] == "me-raymond"))
+            .map(|r| speed[r])
+            .collect();
+        speeds.sort_by(|a, b| a.is_some().cmp(&b.is_some()).then(a.partial_cmp(b).unwrap()));
+        speeds.dedup();
+        let got: Vec<Option<f64>> = (0..p.height()).map(|i| f(&p, "speed", i)).collect();
+        proptest::prop_assert_eq!(got, speeds);
+        for i in 0..p.height() {
+            let sp = f(&p, "speed", i);
+            let row_of = |alg: &str, rep: u32| (0..rows.len()).find(|&r| unique[r] && algorithm[r] == alg && speed[r] == sp && replication[r] == rep);
+            let (mut d, mut pairs, mut rows_ab) = (Vec::new(), 0u64, 0u64);
+            for r in 0..rows.len() {
+                if unique[r] && speed[r] == sp && (algorithm[r] == "me-rl" || algorithm[r] == "me-raymond") {
+                    rows_ab += 1;
+                }
+            }
+            for rep in 0..4 {
+                if let (Some(ra), Some(rb)) = (row_of("me-rl", rep), row_of("me-raymond", rep)) {
+                    pairs += 1;
+                    if let (Some(va), Some(vb)) = (value[ra], value[rb]) {
+                        d.push(va - vb);
+                    }
+                }
+            }
+            let (count, mean, sd, median, p95) = brute_force(&d);
+            proptest::prop_assert_eq!(n(&p, "n", i), count);
+            proptest::prop_assert_eq!(n(&p, "unpaired", i), rows_ab - 2 * pairs);
+            agree(f(&p, "mean", i), mean, "paired mean");
+            agree(f(&p, "sd", i), sd, "paired sd");
+            agree(f(&p, "median", i), median, "paired median");
+            agree(f(&p, "p95", i), p95, "paired p95");
+            if count > 0 {
+                agree(f(&p, "mean", i), Some(f(&p, "mean_a", i).unwrap() - f(&p, "mean_b", i).unwrap()), "mean_a - mean_b");
+            }
+        }
+    }
 }

@@ -109,10 +109,13 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
         }
         FigureKind::Paired { y, a, b } => {
             let df = prepare(spec, experiment, "runs", &experiment.runs, &[y])?;
-            let pair = col(super::VARIANT)
-                .eq(lit(a.clone()))
-                .or(col(super::VARIANT).eq(lit(b.clone())));
-            let used = df.clone().lazy().filter(pair).collect()?;
+            let pair: BooleanChunked = df
+                .column(super::VARIANT)?
+                .str()?
+                .iter()
+                .map(|v| v == Some(a.as_str()) || v == Some(b.as_str()))
+                .collect();
+            let used = df.filter(&pair)?;
             (paired_panels(spec, &df, y, a, b)?, used)
         }
         FigureKind::Ecdf => {
@@ -352,13 +355,11 @@ fn prepare(
         let field = format!("filter.{column}");
         has(&field, column)?;
         let is_text = kept.column(column)?.dtype() == &DataType::String;
-        let mut keep: Option<Expr> = None;
+        let (mut texts, mut numbers) = (Vec::new(), Vec::new());
         for v in values {
-            let e = match (v, is_text) {
-                (FilterValue::Text(s), true) => col(column.as_str()).eq(lit(s.clone())),
-                (FilterValue::Number(x), false) => {
-                    col(column.as_str()).cast(DataType::Float64).eq(lit(*x))
-                }
+            match (v, is_text) {
+                (FilterValue::Text(s), true) => texts.push(s.as_str()),
+                (FilterValue::Number(x), false) => numbers.push(*x),
                 (FilterValue::Text(s), false) => {
                     return Err(spec
                         .error(
@@ -376,14 +377,24 @@ fn prepare(
                         .into());
                 }
             };
-            keep = Some(match keep {
-                None => e,
-                Some(k) => k.or(e),
-            });
         }
         let before = distinct_text(&kept, column)?;
-        if let Some(keep) = keep {
-            kept = kept.lazy().filter(keep).collect()?;
+        if !values.is_empty() {
+            // A row stays if its value is one of the listed ones; a null matches none.
+            let keep: BooleanChunked = if is_text {
+                let text = kept.column(column)?.str()?.clone();
+                text.iter()
+                    .map(|t| t.is_some_and(|t| texts.contains(&t)))
+                    .collect()
+            } else {
+                let number = kept.column(column)?.cast(&DataType::Float64)?;
+                number
+                    .f64()?
+                    .iter()
+                    .map(|x| x.is_some_and(|x| numbers.contains(&x)))
+                    .collect()
+            };
+            kept = kept.filter(&keep)?;
         }
         let after = distinct_text(&kept, column)?;
         if let Some(v) = values.iter().find(|v| !after.contains(&v.to_string())) {
@@ -760,10 +771,9 @@ fn breakdown_panels(
     keys.dedup();
     let mut summary: Option<DataFrame> = None;
     for y in ys {
-        let part = summarize(df, &keys, y)?
-            .lazy()
-            .with_column(lit(column_label(y)).alias(BREAKDOWN))
-            .collect()?;
+        let mut part = summarize(df, &keys, y)?;
+        let label = vec![column_label(y); part.height()];
+        part.with_column(Column::new(BREAKDOWN.into(), label))?;
         summary = Some(match summary {
             None => part,
             Some(all) => all.vstack(&part)?,

@@ -114,30 +114,45 @@ pub const INDICATORS: [(&str, &str); 2] = [
 /// parameters are fixed). Figures use it as a series, and paired figures pair variants.
 pub const VARIANT: &str = "variant";
 
-fn with_indicators(runs: DataFrame) -> anyhow::Result<DataFrame> {
+fn with_indicators(mut runs: DataFrame) -> anyhow::Result<DataFrame> {
+    let numbers = |name: &str| -> anyhow::Result<Vec<Option<f64>>> {
+        let column = runs.column(name)?.cast(&DataType::Float64)?;
+        Ok(column.f64()?.iter().collect())
+    };
+    let indicator = |flag: Option<bool>| flag.map(|f| if f { 1.0 } else { 0.0 });
+    let violated: Vec<Option<f64>> = numbers("safety_violations")?
+        .into_iter()
+        .map(|v| indicator(v.map(|v| v > 0.0)))
+        .collect();
+    let stormed: Vec<Option<f64>> = runs
+        .column("aborted")?
+        .is_not_null()
+        .iter()
+        .map(indicator)
+        .collect();
     let mut computed = vec![
-        col("safety_violations")
-            .gt(lit(0))
-            .cast(DataType::Float64)
-            .alias(INDICATORS[0].0),
-        col("aborted")
-            .is_not_null()
-            .cast(DataType::Float64)
-            .alias(INDICATORS[1].0),
+        Column::new(INDICATORS[0].0.into(), violated),
+        Column::new(INDICATORS[1].0.into(), stormed),
     ];
     for ratio in crate::family::message_ratios() {
         if runs.column(ratio.count).is_ok() && runs.column(ratio.per).is_ok() {
-            let per = col(ratio.per).cast(DataType::Float64);
-            computed.push(
-                when(per.clone().gt(lit(0.0)))
-                    .then(col(ratio.count).cast(DataType::Float64) / per)
-                    .otherwise(lit(NULL).cast(DataType::Float64))
-                    .alias(ratio.column.as_str()),
-            );
+            // Null where nothing was counted against: a ratio over zero CS entries or
+            // zero topology changes is undefined, not zero.
+            let per_entry: Vec<Option<f64>> = numbers(ratio.count)?
+                .into_iter()
+                .zip(numbers(ratio.per)?)
+                .map(|(count, per)| match (count, per) {
+                    (Some(count), Some(per)) if per > 0.0 => Some(count / per),
+                    _ => None,
+                })
+                .collect();
+            computed.push(Column::new(ratio.column.as_str().into(), per_entry));
         }
     }
     let variants = variant_names(&runs)?;
-    let mut runs = runs.lazy().with_columns(computed).collect()?;
+    for column in computed {
+        runs.with_column(column)?;
+    }
     runs.with_column(Column::new(VARIANT.into(), variants))?;
     Ok(runs)
 }

@@ -295,8 +295,8 @@ fn agree(got: Option<f64>, want: Option<f64>, what: &str) {
 }
 
 proptest::proptest! {
-    /// Random tables (two text and number keys, nulls in the metric and in a key, rows
-    /// in any order): every group of `summarize` is a distinct key pair, the groups come
+    /// Random tables (a text key and a number key, nulls in the metric and in the number
+    /// key, rows in any order): every group of `summarize` is a distinct key pair, the groups come
     /// sorted, and each row's statistics are those of a brute-force pass over the rows
     /// of that group; the paired difference's mean is mean_a − mean_b over n pairs.
     #[test]
@@ -343,6 +343,14 @@ proptest::proptest! {
             agree(f(&s, "p95", i), p95, "p95");
         }
 
+        let whole = summarize(&df, &[], "wait").unwrap();
+        let all: Vec<f64> = value.iter().flatten().copied().collect();
+        proptest::prop_assert_eq!(whole.height(), usize::from(!rows.is_empty()));
+        if !rows.is_empty() {
+            proptest::prop_assert_eq!(n(&whole, "n", 0), all.len() as u64);
+            agree(f(&whole, "mean", 0), brute_force(&all).1, "mean of all");
+        }
+
         // Pairs need a unique (replication) per algorithm and speed: keep the first.
         let mut seen = std::collections::HashSet::new();
         let unique: Vec<bool> = (0..rows.len()).map(|r| seen.insert((rows[r].0, rows[r].1, rows[r].2))).collect();
@@ -361,6 +369,7 @@ proptest::proptest! {
             let sp = f(&p, "speed", i);
             let row_of = |alg: &str, rep: u32| (0..rows.len()).find(|&r| unique[r] && algorithm[r] == alg && speed[r] == sp && replication[r] == rep);
             let (mut d, mut pairs, mut rows_ab) = (Vec::new(), 0u64, 0u64);
+            let (mut of_a, mut of_b) = (Vec::new(), Vec::new());
             for r in 0..rows.len() {
                 if unique[r] && speed[r] == sp && (algorithm[r] == "me-rl" || algorithm[r] == "me-raymond") {
                     rows_ab += 1;
@@ -371,6 +380,8 @@ proptest::proptest! {
                     pairs += 1;
                     if let (Some(va), Some(vb)) = (value[ra], value[rb]) {
                         d.push(va - vb);
+                        of_a.push(va);
+                        of_b.push(vb);
                     }
                 }
             }
@@ -381,9 +392,35 @@ proptest::proptest! {
             agree(f(&p, "sd", i), sd, "paired sd");
             agree(f(&p, "median", i), median, "paired median");
             agree(f(&p, "p95", i), p95, "paired p95");
-            if count > 0 {
-                agree(f(&p, "mean", i), Some(f(&p, "mean_a", i).unwrap() - f(&p, "mean_b", i).unwrap()), "mean_a - mean_b");
-            }
+            agree(f(&p, "mean_a", i), brute_force(&of_a).1, "mean_a");
+            agree(f(&p, "mean_b", i), brute_force(&of_b).1, "mean_b");
         }
     }
+}
+
+/// Means are compensated sums, not plain ones: ten runs of 0.1 average to 0.1 exactly,
+/// where adding them up naively gives 0.9999999999999999 and a mean one ulp low.
+#[test]
+fn means_do_not_lose_the_rounding_of_each_addition() {
+    assert_ne!([0.1f64; 10].iter().sum::<f64>() / 10.0, 0.1);
+    let df = df! { "algorithm" => vec!["me-rl"; 10], "wait" => vec![0.1f64; 10] }.unwrap();
+    let s = summarize(&df, &["algorithm"], "wait").unwrap();
+    assert_eq!(f(&s, "mean", 0), Some(0.1));
+    // sd 0 up to rounding; median and p95 are values of the table, as they are.
+    assert_eq!(f(&s, "median", 0), Some(0.1));
+    assert_eq!(f(&s, "p95", 0), Some(0.1));
+}
+
+/// An infinite value stays infinite in the median and p95 of its group (an interpolation
+/// between two infinities would give NaN).
+#[test]
+fn quantiles_between_equal_infinities_are_infinite() {
+    let df = df! {
+        "algorithm" => vec!["me-rl"; 3],
+        "wait" => vec![1.0, f64::INFINITY, f64::INFINITY],
+    }
+    .unwrap();
+    let s = summarize(&df, &[], "wait").unwrap();
+    assert_eq!(f(&s, "median", 0), Some(f64::INFINITY));
+    assert_eq!(f(&s, "p95", 0), Some(f64::INFINITY));
 }

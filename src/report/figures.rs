@@ -355,11 +355,11 @@ fn prepare(
         let field = format!("filter.{column}");
         has(&field, column)?;
         let is_text = kept.column(column)?.dtype() == &DataType::String;
-        let (mut texts, mut numbers) = (Vec::new(), Vec::new());
+        let (mut wanted_texts, mut wanted_numbers) = (Vec::new(), Vec::new());
         for v in values {
             match (v, is_text) {
-                (FilterValue::Text(s), true) => texts.push(s.as_str()),
-                (FilterValue::Number(x), false) => numbers.push(*x),
+                (FilterValue::Text(s), true) => wanted_texts.push(s.as_str()),
+                (FilterValue::Number(x), false) => wanted_numbers.push(*x),
                 (FilterValue::Text(s), false) => {
                     return Err(spec
                         .error(
@@ -382,16 +382,17 @@ fn prepare(
         if !values.is_empty() {
             // A row stays if its value is one of the listed ones; a null matches none.
             let keep: BooleanChunked = if is_text {
-                let text = kept.column(column)?.str()?.clone();
-                text.iter()
-                    .map(|t| t.is_some_and(|t| texts.contains(&t)))
+                let column_values = kept.column(column)?.str()?.clone();
+                column_values
+                    .iter()
+                    .map(|t| t.is_some_and(|t| wanted_texts.contains(&t)))
                     .collect()
             } else {
-                let number = kept.column(column)?.cast(&DataType::Float64)?;
-                number
+                let column_values = kept.column(column)?.cast(&DataType::Float64)?;
+                column_values
                     .f64()?
                     .iter()
-                    .map(|x| x.is_some_and(|x| numbers.contains(&x)))
+                    .map(|x| x.is_some_and(|x| wanted_numbers.contains(&x)))
                     .collect()
             };
             kept = kept.filter(&keep)?;

@@ -24,6 +24,7 @@ use crate::input::Location;
 use crate::output::write_atomically;
 use crate::plot::{self, FigureSize, IntervalStyle};
 use crate::registry::Algorithm;
+use crate::results::aggregate::float_values;
 use crate::results::store::Store;
 use crate::sweep::plan::{ParamValue, Plan};
 use crate::sweep::spec_copy;
@@ -115,10 +116,7 @@ pub const INDICATORS: [(&str, &str); 2] = [
 pub const VARIANT: &str = "variant";
 
 fn with_indicators(mut runs: DataFrame) -> anyhow::Result<DataFrame> {
-    let numbers = |name: &str| -> anyhow::Result<Vec<Option<f64>>> {
-        let column = runs.column(name)?.cast(&DataType::Float64)?;
-        Ok(column.f64()?.iter().collect())
-    };
+    let numbers = |name: &str| float_values(&runs, name);
     let indicator = |flag: Option<bool>| flag.map(|f| if f { 1.0 } else { 0.0 });
     let violated: Vec<Option<f64>> = numbers("safety_violations")?
         .into_iter()

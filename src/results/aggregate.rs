@@ -100,23 +100,27 @@ fn two_sided_probability(theta: f64, df: u64) -> f64 {
 
 /// One row per group of `df` (sorted by the group columns) summarizing `metric`:
 /// `n`, `mean`, `sd` (sample, n − 1), `ci_low`, `ci_high` (95% Student-t; null for
-/// n < 2, as is `sd`), `median`, `p95` (linear interpolation, like [`crate::run::quantile`]).
+/// n < 2, as is `sd`), `median`, `p95` (linear interpolation between the nearest ranks).
 ///
 /// Null metric values are ignored: a run that never measured the metric (no CS entry,
 /// no topology change) says nothing about it, and `n` counts only measured values.
 /// An empty `group_by` summarizes the whole table in one row.
 pub fn summarize(df: &DataFrame, group_by: &[&str], metric: &str) -> anyhow::Result<DataFrame> {
     check_columns(df, group_by, &[metric])?;
-    let context = || format!("summarizing {metric} by {group_by:?}");
-    let values = float_values(df, metric).with_context(context)?;
-    let groups = Groups::of(df, group_by).with_context(context)?;
+    summarize_checked(df, group_by, metric)
+        .with_context(|| format!("summarizing {metric} by {group_by:?}"))
+}
+
+fn summarize_checked(df: &DataFrame, group_by: &[&str], metric: &str) -> anyhow::Result<DataFrame> {
+    let values = float_values(df, metric)?;
+    let groups = Groups::of(df, group_by)?;
     let mut stats = StatColumns::default();
     for rows in &groups.rows {
         let measured: Vec<f64> = rows.iter().filter_map(|&r| values[r]).collect();
         stats.push(&measured);
     }
     let mut out = groups.keys;
-    anyhow::Context::with_context(stats.append_to(&mut out), context)?;
+    stats.append_to(&mut out)?;
     finish(out, group_by, &[])
 }
 
@@ -132,8 +136,9 @@ pub fn summarize(df: &DataFrame, group_by: &[&str], metric: &str) -> anyhow::Res
 /// null on either side is a pair, but contributes nothing to `n`.
 ///
 /// Errors if `group_by` contains `algorithm` or `replication` (the pairing keys), if
-/// `a` and `b` are the same algorithm, or if one algorithm has two rows for the same pairing key (the pairing would be
-/// ambiguous: group by the columns that tell them apart, e.g. `experiment`).
+/// `a` and `b` are the same algorithm, or if one algorithm has two rows for the same
+/// pairing key (the pairing would be ambiguous: group by the columns that tell them
+/// apart, e.g. `experiment`).
 pub fn paired_difference(
     df: &DataFrame,
     group_by: &[&str],
@@ -150,10 +155,20 @@ pub fn paired_difference(
         bail!("a paired difference needs two different algorithms, got `{a}` twice");
     }
     check_columns(df, group_by, &[metric, "algorithm", "replication"])?;
-    let context = || format!("pairing {metric} of {a} and {b} by {group_by:?}");
+    pair_checked(df, group_by, metric, a, b)
+        .with_context(|| format!("pairing {metric} of {a} and {b} by {group_by:?}"))
+}
+
+fn pair_checked(
+    df: &DataFrame,
+    group_by: &[&str],
+    metric: &str,
+    a: &str,
+    b: &str,
+) -> anyhow::Result<DataFrame> {
     let algorithm = df.column("algorithm")?.cast(&DataType::String)?;
-    let algorithm = algorithm.str()?;
     let side: Vec<Option<Side>> = algorithm
+        .str()?
         .iter()
         .map(|name| match name {
             Some(name) if name == a => Some(Side::A),
@@ -170,46 +185,45 @@ pub fn paired_difference(
         pair_columns.push("seed");
     }
     let pair_keys = both.select(pair_columns.iter().copied())?;
-    let values = float_values(&both, metric).with_context(context)?;
-    let groups = Groups::of(&both, group_by).with_context(context)?;
+    let values = float_values(&both, metric)?;
+    let groups = Groups::of(&both, group_by)?;
 
     let mut stats = StatColumns::default();
     let (mut mean_a, mut mean_b, mut unpaired) = (Vec::new(), Vec::new(), Vec::new());
     for rows in &groups.rows {
-        // Each side's row for each pairing key, which must be unique per side.
+        // Each side's row for each pairing key, which must be unique per side, and
+        // `a`'s rows with their keys in table order.
         let mut row_by_key: [HashMap<Vec<AnyValue>, usize>; 2] = Default::default();
-        let mut rows_of_a: Vec<usize> = Vec::new();
+        let mut rows_of_a: Vec<(usize, Vec<AnyValue>)> = Vec::new();
         for &row in rows {
             let key = row_values(&pair_keys, row)?;
             let s = side[row];
-            if row_by_key[s as usize].insert(key, row).is_some() {
+            if s == Side::A {
+                rows_of_a.push((row, key.clone()));
+            }
+            if let Some(previous) = row_by_key[s as usize].insert(key, row) {
                 let which = if s == Side::A { a } else { b };
                 let key: Vec<String> = pair_columns
                     .iter()
-                    .zip(row_values(&pair_keys, row)?)
+                    .zip(row_values(&pair_keys, previous)?)
                     .map(|(column, value)| format!("{column} = {value}"))
                     .collect();
-                return Err(anyhow::anyhow!(
+                bail!(
                     "ambiguous pairing: {which} has two rows with {} in one group \
                      (group by the columns that tell them apart)",
                     key.join(" and ")
-                ))
-                .with_context(context);
-            }
-            if s == Side::A {
-                rows_of_a.push(row);
+                );
             }
         }
         // Pairs in the order of `a`'s rows; a pair counts even when a value is null.
         let mut pairs = 0usize;
         let (mut d, mut of_a, mut of_b) = (Vec::new(), Vec::new(), Vec::new());
-        for &row_a in &rows_of_a {
-            let key = row_values(&pair_keys, row_a)?;
-            let Some(&row_b) = row_by_key[Side::B as usize].get(&key) else {
+        for (row_a, key) in &rows_of_a {
+            let Some(&row_b) = row_by_key[Side::B as usize].get(key) else {
                 continue;
             };
             pairs += 1;
-            if let (Some(va), Some(vb)) = (values[row_a], values[row_b]) {
+            if let (Some(va), Some(vb)) = (values[*row_a], values[row_b]) {
                 d.push(va - vb);
                 of_a.push(va);
                 of_b.push(vb);
@@ -222,7 +236,7 @@ pub fn paired_difference(
         unpaired.push((sides - 2 * pairs) as u64);
     }
     let mut out = groups.keys;
-    anyhow::Context::with_context(stats.append_to(&mut out), context)?;
+    stats.append_to(&mut out)?;
     out.with_column(Column::new("mean_a".into(), mean_a))?;
     out.with_column(Column::new("mean_b".into(), mean_b))?;
     out.with_column(Column::new("unpaired".into(), unpaired))?;
@@ -253,7 +267,7 @@ fn row_values(df: &DataFrame, row: usize) -> PolarsResult<Vec<AnyValue<'_>>> {
 }
 
 /// `column` of `df` as numbers, one per row (null where unmeasured).
-fn float_values(df: &DataFrame, column: &str) -> anyhow::Result<Vec<Option<f64>>> {
+pub(crate) fn float_values(df: &DataFrame, column: &str) -> anyhow::Result<Vec<Option<f64>>> {
     let values = df.column(column)?.cast(&DataType::Float64)?;
     Ok(values.f64()?.iter().collect())
 }
@@ -298,10 +312,13 @@ impl Groups {
         let keys = sorted.select(group_by.iter().copied())?;
         let mut firsts: Vec<IdxSize> = Vec::new();
         let mut rows: Vec<Vec<usize>> = Vec::new();
+        let mut previous: Option<Vec<AnyValue>> = None;
         for (i, &row) in order.iter().enumerate() {
-            if i == 0 || row_values(&keys, i)? != row_values(&keys, i - 1)? {
+            let key = row_values(&keys, i)?;
+            if previous.as_ref() != Some(&key) {
                 firsts.push(i as IdxSize);
                 rows.push(Vec::new());
+                previous = Some(key);
             }
             rows.last_mut().expect("a group was started").push(row);
         }
@@ -327,12 +344,15 @@ impl StatColumns {
     /// Adds the statistics of one group's measured values (in table order).
     fn push(&mut self, values: &[f64]) {
         let mut sorted = values.to_vec();
-        sorted.sort_by(f64::total_cmp);
+        sorted.sort_by(|x, y| match (x.is_nan(), y.is_nan()) {
+            (false, false) => x.partial_cmp(y).expect("neither is NaN"),
+            (x_nan, y_nan) => x_nan.cmp(&y_nan),
+        });
         self.n.push(values.len() as u64);
         self.mean.push(compensated_mean(values));
         self.sd.push(sample_variance(values).map(f64::sqrt));
-        self.median.push(crate::run::quantile(&sorted, 0.5));
-        self.p95.push(crate::run::quantile(&sorted, P95));
+        self.median.push(quantile(&sorted, 0.5));
+        self.p95.push(quantile(&sorted, P95));
     }
 
     fn append_to(self, out: &mut DataFrame) -> PolarsResult<()> {
@@ -345,12 +365,28 @@ impl StatColumns {
     }
 }
 
+/// Quantile `q` of `sorted` (NaN last), interpolating linearly between the two nearest
+/// ranks like [`crate::run::quantile`], except that a whole rank, or two equal
+/// neighbours, give that value as it is: an infinite p95 stays infinite (not
+/// ∞ + (∞ − ∞)·0 = NaN), as it did when polars computed it.
+fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+    let last = sorted.len().checked_sub(1)?;
+    let position = last as f64 * q;
+    let (low, high) = (position.floor() as usize, position.ceil() as usize);
+    let (lower, upper) = (sorted[low], sorted[high]);
+    Some(if low == high || lower == upper {
+        lower
+    } else {
+        (position - low as f64) * (upper - lower) + lower
+    })
+}
+
 /// The mean by compensated (Kahan) summation in the given order, `None` for no values.
 ///
-/// Kahan's sum carries the rounding error of each addition into the next, so a mean of
-/// many runs does not drift with the order or the count of its terms. It is also what
-/// polars' grouped mean computes, which the tables of earlier versions were made with:
-/// the same numbers, bit for bit.
+/// Kahan's sum carries the rounding error of each addition into the next, so the error
+/// of a mean of many runs stays near one rounding instead of growing with the count of
+/// its terms. It is also what polars' grouped mean computes, which the tables of
+/// earlier versions were made with.
 fn compensated_mean(values: &[f64]) -> Option<f64> {
     match values {
         [] => None,

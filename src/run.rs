@@ -121,13 +121,20 @@ impl RunOutput {
 
 /// The `q` quantile of sorted data, linear interpolation between order statistics
 /// (Hyndman and Fan's type 7, the default of R and NumPy).
+///
+/// A whole rank, or two equal neighbours, give that value as it is: between two
+/// infinities the interpolation would be ∞ + (∞ − ∞)·0 = NaN, where the quantile of
+/// data that run that long is ∞.
 pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let pos = q * (sorted.len() - 1) as f64;
+    let last = sorted.len().checked_sub(1)?;
+    let pos = q * last as f64;
     let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-    Some(sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64))
+    let (lower, upper) = (sorted[lo], sorted[hi]);
+    Some(if lo == hi || lower == upper {
+        lower
+    } else {
+        lower + (upper - lower) * (pos - lo as f64)
+    })
 }
 
 /// The mean, `None` for no values.
@@ -186,5 +193,8 @@ mod tests {
         assert!((quantile(&data, 0.95).unwrap() - 8.8).abs() < 1e-12); // numpy.percentile(data, 95)
         assert_eq!(quantile(&data, 0.0), Some(1.0));
         assert_eq!(quantile(&[], 0.5), None);
+        let long = [1.0, f64::INFINITY, f64::INFINITY];
+        assert_eq!(quantile(&long, 0.5), Some(f64::INFINITY));
+        assert_eq!(quantile(&long, 0.95), Some(f64::INFINITY));
     }
 }

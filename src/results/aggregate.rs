@@ -100,7 +100,7 @@ fn two_sided_probability(theta: f64, df: u64) -> f64 {
 
 /// One row per group of `df` (sorted by the group columns) summarizing `metric`:
 /// `n`, `mean`, `sd` (sample, n − 1), `ci_low`, `ci_high` (95% Student-t; null for
-/// n < 2, as is `sd`), `median`, `p95` (linear interpolation between the nearest ranks).
+/// n < 2, as is `sd`), `median`, `p95` (linear interpolation, like [`crate::run::quantile`]).
 ///
 /// Null metric values are ignored: a run that never measured the metric (no CS entry,
 /// no topology change) says nothing about it, and `n` counts only measured values.
@@ -351,8 +351,8 @@ impl StatColumns {
         self.n.push(values.len() as u64);
         self.mean.push(compensated_mean(values));
         self.sd.push(sample_variance(values).map(f64::sqrt));
-        self.median.push(quantile(&sorted, 0.5));
-        self.p95.push(quantile(&sorted, P95));
+        self.median.push(crate::run::quantile(&sorted, 0.5));
+        self.p95.push(crate::run::quantile(&sorted, P95));
     }
 
     fn append_to(self, out: &mut DataFrame) -> PolarsResult<()> {
@@ -363,22 +363,6 @@ impl StatColumns {
         out.with_column(Column::new("p95".into(), self.p95))?;
         Ok(())
     }
-}
-
-/// Quantile `q` of `sorted` (NaN last), interpolating linearly between the two nearest
-/// ranks like [`crate::run::quantile`], except that a whole rank, or two equal
-/// neighbours, give that value as it is: an infinite p95 stays infinite (not
-/// ∞ + (∞ − ∞)·0 = NaN), as it did when polars computed it.
-fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
-    let last = sorted.len().checked_sub(1)?;
-    let position = last as f64 * q;
-    let (low, high) = (position.floor() as usize, position.ceil() as usize);
-    let (lower, upper) = (sorted[low], sorted[high]);
-    Some(if low == high || lower == upper {
-        lower
-    } else {
-        (position - low as f64) * (upper - lower) + lower
-    })
 }
 
 /// The mean by compensated (Kahan) summation in the given order, `None` for no values.

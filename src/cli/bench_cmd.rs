@@ -22,8 +22,8 @@ pub enum BenchCommand {
     Protocols(ProtocolArgs),
     /// Events per second of every registered algorithm as the network grows (50, 200,
     /// 800 and 1,600 nodes at the density of 50 nodes in 1500 m × 300 m, 300 s, every
-    /// monitor on, fastest of 3 rounds that take turns): whether the cost of an event grows with the
-    /// network.
+    /// monitor on, fastest of 3 rounds that take turns, short runs repeated to fill
+    /// 0.1 s): whether the cost of an event grows with the network.
     Scale(ScaleArgs),
     /// States per second of the model checker (`linkrev check`): stateright's
     /// breadth-first search on 1 and 2 threads vs a plain HashSet-and-queue search of the
@@ -72,9 +72,9 @@ pub struct ScaleArgs {
     pub rate: f64,
     #[arg(long, default_value_t = 3)]
     pub seed: u64,
-    /// Rounds, each running every algorithm at every size once, in turn; per algorithm
-    /// and size the fastest run counts (the others met a busier machine: the runs are
-    /// identical).
+    /// Rounds, each measuring every algorithm at every size once, in turn (a run
+    /// repeated until 0.1 s have passed); per algorithm and size the fastest
+    /// measurement counts (the others met a busier machine: the runs are identical).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeats: u32,
     #[arg(long)]
@@ -85,8 +85,12 @@ pub struct ScaleArgs {
 struct ScaleResult {
     algorithm: &'static str,
     nodes: usize,
+    /// Events of one run.
     events: u64,
+    /// Wall time of one run: the fastest window's mean.
     wall_time_s: f64,
+    /// Runs in the fastest window ([`MIN_WINDOW_S`]).
+    runs_per_window: u32,
     events_per_s: f64,
     /// Events per second relative to the same algorithm at the smallest size.
     relative_to_smallest: f64,
@@ -243,8 +247,8 @@ fn scale(args: ScaleArgs) -> anyhow::Result<Outcome> {
     // busy stretch of the machine slows one run of many cells rather than every run of
     // one cell (on a shared 2-core machine large runs varied by 40% between minutes).
     let algorithms: Vec<Algorithm> = Algorithm::all().collect();
-    // Per (size, algorithm): the fastest run's events and wall time.
-    let mut fastest: Vec<Option<(u64, f64)>> = vec![None; networks.len() * algorithms.len()];
+    // Per (size, algorithm): the fastest window.
+    let mut fastest: Vec<Option<Window>> = vec![None; networks.len() * algorithms.len()];
     for round in 1..=args.repeats {
         for (size, (nodes, (w, h), duration, timeline)) in networks.iter().enumerate() {
             for (a, &algorithm) in algorithms.iter().enumerate() {
@@ -256,10 +260,10 @@ fn scale(args: ScaleArgs) -> anyhow::Result<Outcome> {
                     );
                 }
                 let config = params::bench_config(algorithm, args.rate, *duration, args.seed);
-                let summary = simulate(algorithm, timeline, config).summary;
+                let window = Window::measure(|| simulate(algorithm, timeline, config.clone()));
                 let best = &mut fastest[size * algorithms.len() + a];
-                if best.is_none_or(|(_, wall)| summary.wall_time_s < wall) {
-                    *best = Some((summary.events, summary.wall_time_s));
+                if best.is_none_or(|b| window.wall_per_run() < b.wall_per_run()) {
+                    *best = Some(window);
                 }
             }
         }
@@ -267,9 +271,8 @@ fn scale(args: ScaleArgs) -> anyhow::Result<Outcome> {
     let mut results: Vec<ScaleResult> = Vec::new();
     for (size, (nodes, ..)) in networks.iter().enumerate() {
         for (a, &algorithm) in algorithms.iter().enumerate() {
-            let (events, wall_time_s) =
-                fastest[size * algorithms.len() + a].expect("at least one round");
-            let events_per_s = events as f64 / wall_time_s.max(1e-9);
+            let window = fastest[size * algorithms.len() + a].expect("at least one round");
+            let events_per_s = window.events as f64 / window.wall_per_run().max(1e-9);
             let smallest = results
                 .iter()
                 .find(|r| r.algorithm == algorithm.name())
@@ -277,8 +280,9 @@ fn scale(args: ScaleArgs) -> anyhow::Result<Outcome> {
             results.push(ScaleResult {
                 algorithm: algorithm.name(),
                 nodes: *nodes,
-                events,
-                wall_time_s,
+                events: window.events,
+                wall_time_s: window.wall_per_run(),
+                runs_per_window: window.runs,
                 events_per_s,
                 relative_to_smallest: events_per_s / smallest,
             });
@@ -288,17 +292,18 @@ fn scale(args: ScaleArgs) -> anyhow::Result<Outcome> {
         println!("{}", serde_json::to_string_pretty(&results)?);
     } else {
         println!(
-            "{:<12} {:>6} {:>10} {:>9} {:>12} {:>9}",
-            "algorithm", "nodes", "events", "wall s", "events/s", "vs first"
+            "{:<12} {:>6} {:>10} {:>9} {:>5} {:>12} {:>9}",
+            "algorithm", "nodes", "events", "wall s", "runs", "events/s", "vs first"
         );
         for algorithm in Algorithm::all() {
             for r in results.iter().filter(|r| r.algorithm == algorithm.name()) {
                 println!(
-                    "{:<12} {:>6} {:>10} {:>9.3} {:>12.0} {:>8.2}×",
+                    "{:<12} {:>6} {:>10} {:>9.4} {:>5} {:>12.0} {:>8.2}×",
                     r.algorithm,
                     r.nodes,
                     r.events,
                     r.wall_time_s,
+                    r.runs_per_window,
                     r.events_per_s,
                     r.relative_to_smallest
                 );
@@ -306,6 +311,47 @@ fn scale(args: ScaleArgs) -> anyhow::Result<Outcome> {
         }
     }
     Ok(Outcome::Success)
+}
+
+/// Shortest stretch of wall time one measurement of `bench scale` covers. A 50-node run
+/// takes a few milliseconds and a 1,600-node run up to seconds; the fastest of a few
+/// few-millisecond runs catches the machine's best moment far more easily than the
+/// fastest of a few long ones, which biased every 1,600/50 ratio down on a busy
+/// machine (README, Performance). Repeating a short run until this much time has passed
+/// makes the two sizes' measurements windows of comparable length.
+const MIN_WINDOW_S: f64 = 0.1;
+
+/// Identical runs of one algorithm at one size, back to back, filling at least
+/// [`MIN_WINDOW_S`] (a longer run fills it alone).
+#[derive(Clone, Copy)]
+struct Window {
+    /// Events of one run (every run of a window is the same run).
+    events: u64,
+    runs: u32,
+    /// Wall time of the whole window, the simulations' own (`RunSummary::wall_time_s`).
+    wall_s: f64,
+}
+
+impl Window {
+    fn measure(mut run: impl FnMut() -> crate::run::RunOutput) -> Window {
+        let mut window = Window {
+            events: 0,
+            runs: 0,
+            wall_s: 0.0,
+        };
+        // The cap ends a window of runs too short for the clock to see.
+        while window.wall_s < MIN_WINDOW_S && window.runs < 1_000 {
+            let summary = run().summary;
+            window.events = summary.events;
+            window.runs += 1;
+            window.wall_s += summary.wall_time_s;
+        }
+        window
+    }
+
+    fn wall_per_run(&self) -> f64 {
+        self.wall_s / f64::from(self.runs)
+    }
 }
 
 fn engine(args: EngineArgs) -> anyhow::Result<Outcome> {

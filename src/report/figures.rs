@@ -21,7 +21,7 @@ use crate::family::{EventTable, metric_label};
 use crate::input::InputError;
 use crate::plot::{LineChart, LineKind, Point, Series};
 use crate::registry::Algorithm;
-use crate::results::aggregate::{paired_difference, summarize};
+use crate::results::aggregate::{float_values, paired_difference, summarize};
 use polars::prelude::*;
 use std::collections::BTreeMap;
 
@@ -388,10 +388,8 @@ fn prepare(
                     .map(|t| t.is_some_and(|t| wanted_texts.contains(&t)))
                     .collect()
             } else {
-                let column_values = kept.column(column)?.cast(&DataType::Float64)?;
-                column_values
-                    .f64()?
-                    .iter()
+                float_values(&kept, column)?
+                    .into_iter()
                     .map(|x| x.is_some_and(|x| wanted_numbers.contains(&x)))
                     .collect()
             };
@@ -513,12 +511,6 @@ pub fn column_text(df: &DataFrame, column: &str) -> anyhow::Result<Vec<Option<St
     })
 }
 
-/// A column as `f64` (numeric columns only).
-fn column_f64(df: &DataFrame, column: &str) -> anyhow::Result<Vec<Option<f64>>> {
-    let c = df.column(column)?.cast(&DataType::Float64)?;
-    Ok(c.f64()?.iter().collect())
-}
-
 /// The series label of each row: the values of the series columns, `algorithm` bare and
 /// other columns as `name=value`.
 fn series_labels(df: &DataFrame, series: &[String]) -> anyhow::Result<Vec<String>> {
@@ -634,10 +626,10 @@ fn summary_series(
     labels: &[String],
     with_ci: bool,
 ) -> anyhow::Result<Vec<Series>> {
-    let xs = column_f64(table, x)?;
-    let ys = column_f64(table, y)?;
-    let lows = column_f64(table, "ci_low")?;
-    let highs = column_f64(table, "ci_high")?;
+    let xs = float_values(table, x)?;
+    let ys = float_values(table, y)?;
+    let lows = float_values(table, "ci_low")?;
+    let highs = float_values(table, "ci_high")?;
     let points = (0..table.height()).filter_map(|i| {
         let (x, y) = (xs[i]?, ys[i]?);
         let p = match (with_ci, lows[i], highs[i]) {
@@ -654,7 +646,7 @@ fn summary_series(
 /// open-ended at the bottom (the CSV keeps the exact bound).
 fn interval_notes(spec: &FigureSpec, table: &DataFrame) -> anyhow::Result<String> {
     let n = table.column("n")?.u64()?;
-    let lows = column_f64(table, "ci_low")?;
+    let lows = float_values(table, "ci_low")?;
     let single = n.iter().filter(|n| n.is_some_and(|n| n == 1)).count();
     let open = lows
         .iter()
@@ -944,7 +936,7 @@ fn ecdf_panels(spec: &FigureSpec, df: &DataFrame, table: EventTable) -> anyhow::
         .clone()
         .unwrap_or_else(|| format!("Distribution of {}", column_label(&spec.x)));
     let labels = series_labels(df, &spec.series)?;
-    let values = column_f64(df, &spec.x)?;
+    let values = float_values(df, &spec.x)?;
     let runs = df.column("run_index")?.u64()?.clone();
     let mut panels = Vec::new();
     for (facet, rows) in facets(spec, df)? {

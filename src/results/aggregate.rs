@@ -266,7 +266,8 @@ fn row_values(df: &DataFrame, row: usize) -> PolarsResult<Vec<AnyValue<'_>>> {
     df.columns().iter().map(|c| c.get(row)).collect()
 }
 
-/// `column` of `df` as numbers, one per row (null where unmeasured).
+/// `column` of `df` as numbers, one per row (null where unmeasured; numeric columns
+/// only).
 pub(crate) fn float_values(df: &DataFrame, column: &str) -> anyhow::Result<Vec<Option<f64>>> {
     let values = df.column(column)?.cast(&DataType::Float64)?;
     Ok(values.f64()?.iter().collect())

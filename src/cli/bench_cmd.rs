@@ -72,6 +72,9 @@ pub struct ScaleArgs {
     pub rate: f64,
     #[arg(long, default_value_t = 3)]
     pub seed: u64,
+    /// Algorithms to measure, comma-separated (default: every registered one).
+    #[arg(long, value_delimiter = ',', value_parser = Algorithm::value_parser())]
+    pub algo: Vec<Algorithm>,
     /// Rounds, each measuring every algorithm at every size once, in turn (a run
     /// repeated until 0.1 s have passed); per algorithm and size the fastest
     /// measurement counts (the others met a busier machine: the runs are identical).
@@ -246,7 +249,9 @@ fn scale(args: ScaleArgs) -> anyhow::Result<Outcome> {
     // The repeats take turns: each round runs every algorithm at every size once, so a
     // busy stretch of the machine slows one run of many cells rather than every run of
     // one cell (on a shared 2-core machine large runs varied by 40% between minutes).
-    let algorithms: Vec<Algorithm> = Algorithm::all().collect();
+    let algorithms: Vec<Algorithm> = Algorithm::all()
+        .filter(|a| args.algo.is_empty() || args.algo.contains(a))
+        .collect();
     // Per (size, algorithm): the fastest window.
     let mut fastest: Vec<Option<Window>> = vec![None; networks.len() * algorithms.len()];
     for round in 1..=args.repeats {
@@ -295,7 +300,7 @@ fn scale(args: ScaleArgs) -> anyhow::Result<Outcome> {
             "{:<12} {:>6} {:>10} {:>9} {:>5} {:>12} {:>9}",
             "algorithm", "nodes", "events", "wall s", "runs", "events/s", "vs first"
         );
-        for algorithm in Algorithm::all() {
+        for algorithm in &algorithms {
             for r in results.iter().filter(|r| r.algorithm == algorithm.name()) {
                 println!(
                     "{:<12} {:>6} {:>10} {:>9.4} {:>5} {:>12.0} {:>8.2}×",

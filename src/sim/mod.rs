@@ -10,6 +10,8 @@
 //!   breaks, detection delay, routed sends.
 //! - [`routes`]: shortest paths for routed messages, checked rather than recomputed
 //!   when the topology changes.
+//! - [`link_matrix`]: the links of a small network as bit rows, for the routing's
+//!   searches.
 //! - [`workload`]: the CS request process and its records.
 //! - [`hold`]: the hold-model benchmark of the event queue against a bare heap.
 //! - [`seeds`]: independent random streams derived from one run seed.
@@ -17,6 +19,7 @@
 pub mod delay;
 pub mod engine;
 pub mod hold;
+mod link_matrix;
 pub mod network;
 pub mod queue;
 pub mod routes;

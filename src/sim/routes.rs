@@ -30,12 +30,17 @@
 //! above its predecessor (the predecessor either kept an old exact distance over an old
 //! link, or was lowered and spread, or the link came up and was relaxed in step 2).
 //!
+//! A search, fresh or extending a radius, runs a layer at a time on the links' bit rows
+//! ([`super::link_matrix`]) on networks of up to [`MAX_MATRIX_NODES`] nodes, and on
+//! adjacency lists above that; both leave the same table.
+//!
 //! A table further behind than the log reaches is searched afresh. The log is short (a
 //! quarter of the node count): replaying a change costs a few memory reads per table,
 //! and on random-waypoint networks of 200–1,600 nodes a short log and more fresh (partial)
 //! searches measured faster than a long one (`linkrev bench scale`; README, Performance).
 //! `tests` check every table entry against fresh searches after random change sequences.
 
+use super::link_matrix::{LinkMatrix, MAX_MATRIX_NODES};
 use crate::NodeId;
 use crate::graph::UNREACHED;
 use crate::topology::components::ComponentTracker;
@@ -108,8 +113,14 @@ struct Scratch {
     /// Step 1's candidates and step 2's frontier, nearest first.
     nearest_first: BucketQueue,
     /// The breadth-first searches' queue (fresh, or extending a table's radius): each
-    /// node enters once, so a list read from the front needs no ring buffer.
+    /// node enters once, so a list read from the front needs no ring buffer. A search on
+    /// bit rows keeps only the current layer here.
     queue: Vec<NodeId>,
+    /// A search on bit rows: the next layer, and the nodes reached and the neighbours of
+    /// the current layer as bit sets.
+    next_layer: Vec<NodeId>,
+    reached: Vec<u64>,
+    around: Vec<u64>,
 }
 
 impl Scratch {
@@ -260,6 +271,11 @@ pub struct ShortestPaths {
     log: ChangeLog,
     max_tables: usize,
     scratch: Scratch,
+    /// The links as bit rows, for the searches of a network of at most
+    /// [`MAX_MATRIX_NODES`] nodes: built at the first search, then kept up to date.
+    matrix: Option<LinkMatrix>,
+    /// Whether to search on bit rows (tests turn it off to check the other search).
+    use_matrix: bool,
 }
 
 impl ShortestPaths {
@@ -274,12 +290,17 @@ impl ShortestPaths {
             },
             max_tables: (TABLE_BUDGET_BYTES / (4 * node_count.max(1))).max(16),
             scratch: Scratch::default(),
+            matrix: None,
+            use_matrix: node_count <= MAX_MATRIX_NODES,
         }
     }
 
     /// Records that link `a`–`b` came up or went down (it is already applied to the
     /// graph the next query passes).
     pub fn changed(&mut self, change: LinkChange, a: NodeId, b: NodeId) {
+        if let Some(matrix) = &mut self.matrix {
+            matrix.set(a, b, change == LinkChange::Up);
+        }
         if self.tables.is_empty() {
             self.log.skip_all();
         } else {
@@ -302,15 +323,28 @@ impl ShortestPaths {
             seen: 0,
             exact_within: 0,
         });
+        let n = graph.node_count();
+        if self.matrix.is_none() && self.use_matrix {
+            self.matrix = Some(LinkMatrix::of(graph));
+        }
+        let matrix = self.matrix.as_ref();
         let log = &self.log;
-        if table.dist.len() != graph.node_count() || table.seen < log.start {
-            let queue = &mut self.scratch.queue;
+        if table.dist.len() != n || table.seen < log.start {
+            let scratch = &mut self.scratch;
             table.dist.clear();
-            table.dist.resize(graph.node_count(), UNREACHED);
+            table.dist.resize(n, UNREACHED);
             table.dist[dest as usize] = 0;
-            queue.clear();
-            queue.push(dest);
-            table.exact_within = search(graph, from, &mut table.dist, queue);
+            scratch.queue.clear();
+            scratch.queue.push(dest);
+            table.exact_within = match matrix {
+                Some(matrix) => {
+                    scratch.reached.clear();
+                    scratch.reached.resize(matrix.words_per_row(), 0);
+                    scratch.reached[dest as usize / 64] |= 1 << (dest % 64);
+                    search_rows(matrix, graph, from, &mut table.dist, scratch)
+                }
+                None => search(graph, from, &mut table.dist, &mut scratch.queue),
+            };
         } else {
             if table.seen < log.next() {
                 let unseen = log.links.range((table.seen - log.start) as usize..);
@@ -320,12 +354,22 @@ impl ShortestPaths {
             if !within_reach(&table.dist, table.exact_within, from, graph) {
                 // Search on from the outermost layer, which is exact and complete.
                 let radius = table.exact_within;
-                let queue = &mut self.scratch.queue;
-                queue.clear();
-                queue.extend(
-                    (0..graph.node_count() as NodeId).filter(|&v| table.dist[v as usize] == radius),
-                );
-                table.exact_within = search(graph, from, &mut table.dist, queue);
+                let scratch = &mut self.scratch;
+                scratch.queue.clear();
+                scratch
+                    .queue
+                    .extend((0..n as NodeId).filter(|&v| table.dist[v as usize] == radius));
+                table.exact_within = match matrix {
+                    Some(matrix) => {
+                        scratch.reached.clear();
+                        scratch.reached.resize(matrix.words_per_row(), 0);
+                        for (v, &d) in table.dist.iter().enumerate() {
+                            scratch.reached[v / 64] |= u64::from(d != UNREACHED) << (v % 64);
+                        }
+                        search_rows(matrix, graph, from, &mut table.dist, scratch)
+                    }
+                    None => search(graph, from, &mut table.dist, &mut scratch.queue),
+                };
             }
         }
         table.seen = log.next();
@@ -417,6 +461,59 @@ fn search(
     UNREACHED
 }
 
+/// [`search`] on bit rows, layer by layer: `scratch.queue` holds the outermost layer of
+/// what `dist` holds exactly and `scratch.reached` every node `dist` holds. Returns what
+/// [`search`] returns and leaves `dist` as [`search`] does.
+fn search_rows(
+    matrix: &LinkMatrix,
+    graph: &ComponentTracker,
+    from: NodeId,
+    dist: &mut [u32],
+    scratch: &mut Scratch,
+) -> u32 {
+    let Scratch {
+        queue: layer,
+        next_layer,
+        reached,
+        around,
+        ..
+    } = scratch;
+    let Some(&first) = layer.first() else {
+        return UNREACHED;
+    };
+    let mut d = dist[first as usize];
+    loop {
+        // `layer` is every node at distance `d`.
+        if within_reach(dist, d, from, graph) {
+            return d;
+        }
+        around.clear();
+        around.resize(matrix.words_per_row(), 0);
+        for &u in layer.iter() {
+            for (word, &row) in around.iter_mut().zip(matrix.row(u)) {
+                *word |= row;
+            }
+        }
+        // The neighbours not reached before are the next layer.
+        next_layer.clear();
+        for (i, (&word, seen)) in around.iter().zip(reached.iter_mut()).enumerate() {
+            let mut new = word & !*seen;
+            *seen |= new;
+            while new != 0 {
+                let v = (i * 64) as NodeId + new.trailing_zeros();
+                dist[v as usize] = d + 1;
+                next_layer.push(v);
+                new &= new - 1;
+            }
+        }
+        if next_layer.is_empty() {
+            return UNREACHED;
+        }
+        std::mem::swap(layer, next_layer);
+        d += 1;
+    }
+}
+
 /// The lowest-id neighbour of `at` one hop nearer to the table's destination (`None` at
 /// the destination, or with no path). `at` must be within reach ([`within_reach`]).
 fn hop_towards(table: &Table, at: NodeId, graph: &ComponentTracker) -> Option<NodeId> {
@@ -450,54 +547,115 @@ mod tests {
         dist
     }
 
+    /// Applies `steps` (toggle link `x`–`y`, then maybe ask for `dest`) to two route
+    /// caches, one searching on adjacency lists and one on bit rows, each with a log of
+    /// `log_limit` changes (so tables also fall behind it). After each step asked for,
+    /// every table entry, next hop and path of both is what a fresh search of the current
+    /// graph gives, and the two tables are the same.
+    fn check_against_fresh(
+        n: usize,
+        initial: &[(u32, u32)],
+        steps: &[(u32, u32, u32, bool)],
+        log_limit: usize,
+    ) -> Result<(), TestCaseError> {
+        let mut graph = ComponentTracker::new(n);
+        let toggle = |graph: &mut ComponentTracker, x: u32, y: u32| {
+            let (a, b) = (x % n as u32, y % n as u32);
+            if a == b {
+                return None;
+            }
+            Some(if graph.neighbours(a).contains(&b) {
+                graph.remove_edge(a, b);
+                (LinkChange::Down, a, b)
+            } else {
+                graph.add_edge(a, b);
+                (LinkChange::Up, a, b)
+            })
+        };
+        for &(x, y) in initial {
+            toggle(&mut graph, x, y);
+        }
+        let mut both = [ShortestPaths::new(n), ShortestPaths::new(n)];
+        both[0].use_matrix = false;
+        for paths in &mut both {
+            paths.log.limit = log_limit;
+        }
+        for &(x, y, dest, ask) in steps {
+            if let Some((change, a, b)) = toggle(&mut graph, x, y) {
+                for paths in &mut both {
+                    paths.changed(change, a, b);
+                }
+            }
+            if !ask {
+                continue;
+            }
+            let dest = dest % n as u32;
+            let want = fresh(&graph, dest);
+            for paths in &mut both {
+                let table = paths.distances(0, dest, &graph).dist.clone();
+                let radius = paths.tables[&dest].exact_within;
+                for (v, (&got, &truth)) in table.iter().zip(&want).enumerate() {
+                    prop_assert!(
+                        got == if truth <= radius { truth } else { UNREACHED },
+                        "node {} has {} for {} within {}",
+                        v,
+                        got,
+                        truth,
+                        radius
+                    );
+                }
+                for from in 0..n as NodeId {
+                    let hop = paths.next_hop(from, dest, &graph);
+                    let expected = (from != dest && want[from as usize] != UNREACHED)
+                        .then(|| {
+                            graph
+                                .neighbours(from)
+                                .iter()
+                                .copied()
+                                .filter(|&w| want[w as usize] + 1 == want[from as usize])
+                                .min()
+                        })
+                        .flatten();
+                    prop_assert_eq!(hop, expected);
+                    let path = paths.path(from, dest, &graph);
+                    prop_assert_eq!(
+                        path.as_ref().map(Vec::len),
+                        (want[from as usize] != UNREACHED)
+                            .then(|| want[from as usize] as usize + 1)
+                    );
+                }
+            }
+            let [lists, rows] = &both;
+            prop_assert_eq!(&lists.tables[&dest].dist, &rows.tables[&dest].dist);
+            prop_assert_eq!(
+                lists.tables[&dest].exact_within,
+                rows.tables[&dest].exact_within
+            );
+        }
+        Ok(())
+    }
+
     proptest! {
-        /// After any sequence of link changes, with tables used at random moments and a
-        /// short log (so tables also fall behind it), every table entry, next hop and
-        /// path is what a fresh search of the current graph gives.
+        /// Small graphs, where a long walk of changes reaches every shape.
         #[test]
         fn tables_match_fresh_searches(
             n in 2usize..12,
             steps in prop::collection::vec((0u32..12, 0u32..12, 0u32..12, any::<bool>()), 1..200),
         ) {
-            let mut graph = ComponentTracker::new(n);
-            let mut paths = ShortestPaths::new(n);
-            paths.log.limit = 5;
-            for (x, y, dest, ask) in steps {
-                let (a, b, dest) = (x % n as u32, y % n as u32, dest % n as u32);
-                if a != b {
-                    let change = if graph.neighbours(a).contains(&b) {
-                        graph.remove_edge(a, b);
-                        LinkChange::Down
-                    } else {
-                        graph.add_edge(a, b);
-                        LinkChange::Up
-                    };
-                    paths.changed(change, a, b);
-                }
-                if ask {
-                    let want = fresh(&graph, dest);
-                    let table = paths.distances(0, dest, &graph).dist.clone();
-                    let radius = paths.tables[&dest].exact_within;
-                    for (v, (&got, &truth)) in table.iter().zip(&want).enumerate() {
-                        prop_assert!(got == if truth <= radius { truth } else { UNREACHED },
-                            "node {} has {} for {} within {}", v, got, truth, radius);
-                    }
-                    for from in 0..n as NodeId {
-                        let hop = paths.next_hop(from, dest, &graph);
-                        let expected = (from != dest && want[from as usize] != UNREACHED)
-                            .then(|| {
-                                graph.neighbours(from).iter().copied()
-                                    .filter(|&w| want[w as usize] + 1 == want[from as usize])
-                                    .min()
-                            })
-                            .flatten();
-                        prop_assert_eq!(hop, expected);
-                        let path = paths.path(from, dest, &graph);
-                        prop_assert_eq!(path.as_ref().map(Vec::len),
-                            (want[from as usize] != UNREACHED).then(|| want[from as usize] as usize + 1));
-                    }
-                }
-            }
+            check_against_fresh(n, &[], &steps, 5)?;
+        }
+
+        /// Graphs of more than 64 nodes, so that a bit row spans several words.
+        #[test]
+        fn tables_match_fresh_searches_on_larger_graphs(
+            n in 65usize..200,
+            initial in prop::collection::vec((any::<u32>(), any::<u32>()), 100..600),
+            steps in prop::collection::vec(
+                (any::<u32>(), any::<u32>(), any::<u32>(), prop::bool::weighted(0.1)),
+                1..150,
+            ),
+        ) {
+            check_against_fresh(n, &initial, &steps, 20)?;
         }
     }
 

@@ -5,9 +5,9 @@
 //! distance of each (issue 14: at 1,600 nodes about 30 reads per expanded node, most
 //! finding a node already reached, and the largest cost of a routed run). With bit rows a
 //! whole layer is expanded by OR-ing the rows of its nodes and masking the nodes already
-//! reached: a fixed number of word operations per node and no branch per neighbour. A row
-//! costs `n / 64` words, so the matrix is only worth it, in time and memory (`n² / 8`
-//! bytes), up to [`MAX_MATRIX_NODES`].
+//! reached: `n / 64` word operations per node whatever its degree, and no branch per
+//! neighbour. As rows grow with the network, the matrix is only worth it, in time and
+//! memory (`n² / 8` bytes), up to [`MAX_MATRIX_NODES`].
 
 use crate::NodeId;
 use crate::topology::components::ComponentTracker;
@@ -40,16 +40,28 @@ impl LinkMatrix {
         matrix
     }
 
+    /// Nodes of the network it was built for.
+    pub fn node_count(&self) -> usize {
+        self.bits.len().checked_div(self.words_per_row).unwrap_or(0)
+    }
+
     /// Words per row (a layer's bit set has as many).
     pub fn words_per_row(&self) -> usize {
         self.words_per_row
     }
 
-    /// Records that link `a`–`b` is up (`up`) or down.
+    /// Records that link `a`–`b` came up (`up`) or went down. A link is a bit, not a
+    /// count: it must not come up while up or go down while down (the link timelines
+    /// merge overlapping intervals, and scenarios reject a link raised twice).
     pub fn set(&mut self, a: NodeId, b: NodeId, up: bool) {
         for (v, w) in [(a, b), (b, a)] {
             let word = &mut self.bits[v as usize * self.words_per_row + w as usize / 64];
             let bit = 1u64 << (w % 64);
+            debug_assert_eq!(
+                *word & bit != 0,
+                !up,
+                "link {a}–{b} changed to its own state"
+            );
             if up {
                 *word |= bit;
             } else {

@@ -327,22 +327,44 @@ rate = [0.1, 0.5]
 #[test]
 fn a_second_sweep_on_a_directory_in_use_is_refused_naming_the_first() {
     let tmp = tempfile::tempdir().unwrap();
-    // Long enough (160 runs) that the first is still running while the others try.
     let spec = write_spec(tmp.path(), 40);
     let dir = tmp.path().join("busy");
     let d = dir.to_str().unwrap();
     let mut first = Command::new(env!("CARGO_BIN_EXE_linkrev"))
         .args(["sweep", &spec, "--results", d, "--threads", "1"])
+        .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Wait until the first sweep holds the lock (its pid is in the lock file).
+    // Wait until the first sweep holds the lock (its pid is in the lock file), then
+    // stop it there: however fast this machine runs the sweep, it holds the lock while
+    // the others try (CI once saw it finish as the second sweep started).
     let lock = dir.join(".linkrev.lock");
     let started = Instant::now();
     while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid=")) {
         assert!(started.elapsed() < Duration::from_secs(60), "no lock taken");
         std::thread::sleep(Duration::from_millis(2));
     }
+    let signal = |name: &str| {
+        let status = Command::new("sh")
+            .args(["-c", &format!("kill -{name} {}", first.id())])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -{name}");
+    };
+    /// Lets the stopped sweep go on even if an assertion below fails.
+    struct Continue<F: Fn(&str)>(F);
+    impl<F: Fn(&str)> Drop for Continue<F> {
+        fn drop(&mut self) {
+            (self.0)("CONT");
+        }
+    }
+    signal("STOP");
+    let stopped = Continue(signal);
+    assert!(
+        std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid=")),
+        "the first sweep finished before it could be stopped"
+    );
     for args in [
         vec!["sweep", &spec, "--results", d],
         vec!["merge", d],
@@ -356,6 +378,7 @@ fn a_second_sweep_on_a_directory_in_use_is_refused_naming_the_first() {
             "{args:?}: {err}"
         );
     }
+    drop(stopped);
     assert!(first.wait().unwrap().success());
     let alone = tmp.path().join("alone");
     ok(&linkrev(&[

@@ -149,12 +149,7 @@ impl DirLock {
             .truncate(false)
             .open(&path)
             .with_context(|| format!("opening the lock file {}", path.display()))?;
-        let attempt = if exclusive {
-            file.try_lock()
-        } else {
-            file.try_lock_shared()
-        };
-        let recorded = read_holder(&mut file);
+        let (attempt, recorded) = try_lock_settled(&mut file, exclusive);
         match attempt {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
@@ -211,6 +206,38 @@ impl DirLock {
     }
 }
 
+/// How long a process waits for a lock that is held but records no holder before it
+/// concludes that shards hold it: an exclusive holder leaves its file empty for a moment
+/// while it starts (before it writes its record) and while it finishes (after it clears
+/// the record, before the kernel lock goes), and a process arriving in that moment must
+/// not report "the shards of an array job".
+const SETTLE_ATTEMPTS: u32 = 50;
+const SETTLE_PAUSE: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Tries the lock; while it is held without a recorded holder, tries again for up to
+/// half a second (see [`SETTLE_ATTEMPTS`]). Returns the last attempt and the holder
+/// the file recorded at that attempt.
+fn try_lock_settled(
+    file: &mut File,
+    exclusive: bool,
+) -> (Result<(), TryLockError>, Option<Holder>) {
+    let mut attempt = 0;
+    loop {
+        let result = if exclusive {
+            file.try_lock()
+        } else {
+            file.try_lock_shared()
+        };
+        let recorded = read_holder(file);
+        attempt += 1;
+        let settling = matches!(result, Err(TryLockError::WouldBlock)) && recorded.is_none();
+        if !settling || attempt >= SETTLE_ATTEMPTS {
+            return (result, recorded);
+        }
+        std::thread::sleep(SETTLE_PAUSE);
+    }
+}
+
 fn read_holder(file: &mut File) -> Option<Holder> {
     let mut text = String::new();
     file.seek(SeekFrom::Start(0)).ok()?;
@@ -233,16 +260,16 @@ impl Drop for DirLock {
 /// that the tables are still being written).
 pub fn current_holder(dir: &Path) -> Option<String> {
     let mut file = File::open(dir.join(LOCK_FILE)).ok()?;
-    match file.try_lock_shared() {
-        Ok(()) => {
+    match try_lock_settled(&mut file, false) {
+        (Ok(()), _) => {
             let _ = file.unlock();
             None
         }
-        Err(TryLockError::WouldBlock) => Some(match read_holder(&mut file) {
+        (Err(TryLockError::WouldBlock), recorded) => Some(match recorded {
             Some(holder) => holder.describe(),
-            None => "the shards of an array job".to_string(),
+            None => "another linkrev process".to_string(),
         }),
-        Err(TryLockError::Error(_)) => None,
+        (Err(TryLockError::Error(_)), _) => None,
     }
 }
 
@@ -276,6 +303,40 @@ mod tests {
         assert!(err.contains("shards"), "{err}");
         drop((a, b));
         DirLock::exclusive(dir.path()).unwrap();
+    }
+
+    /// A holder's file is empty for a moment as it starts and as it finishes. A process
+    /// arriving then must wait for the record (or the release), not blame shards: CI
+    /// once saw "in use by the shards of an array job" beside a finishing sweep.
+    #[test]
+    fn a_holder_starting_or_finishing_is_not_mistaken_for_shards() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LOCK_FILE);
+        let hold_empty = || {
+            let file = File::create(&path).unwrap();
+            file.try_lock().unwrap();
+            file
+        };
+        // Finishing: the record is cleared, the kernel lock goes 100 ms later.
+        let finishing = hold_empty();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            drop(finishing);
+        });
+        DirLock::exclusive(dir.path()).expect("the lock, once released");
+        release.join().unwrap();
+        // Starting: the holder writes its record 100 ms after it took the lock.
+        let mut starting = hold_empty();
+        let record = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            starting
+                .write_all(b"pid=4242\nhost=h\ncommand=c\nsince=0\n")
+                .unwrap();
+            starting
+        });
+        let err = DirLock::exclusive(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("in use by pid 4242"), "{err}");
+        drop(record.join().unwrap());
     }
 
     #[test]

@@ -337,8 +337,9 @@ fn a_second_sweep_on_a_directory_in_use_is_refused_naming_the_first() {
         .spawn()
         .unwrap();
     // Wait until the first sweep holds the lock (its pid is in the lock file), then
-    // stop it there: however fast this machine runs the sweep, it holds the lock while
-    // the others try (CI once saw it finish as the second sweep started).
+    // stop it there, so that it holds the lock while the others try however fast or
+    // slow this machine is. It holds one lock from its spec copy to its last run (it
+    // used to let go in between, and CI once caught the second sweep in that moment).
     let lock = dir.join(".linkrev.lock");
     let started = Instant::now();
     while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid=")) {

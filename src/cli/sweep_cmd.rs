@@ -3,7 +3,6 @@
 
 use super::Outcome;
 use crate::output::write_atomically;
-use crate::results::lock::DirLock;
 use crate::results::store::{CompactProgress, Store, tables};
 use crate::sweep::execute::{self, ExecuteOptions, Progress, Shard};
 use crate::sweep::plan::Plan;
@@ -205,24 +204,20 @@ fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
         .clone()
         .unwrap_or_else(|| Path::new("results").join(&plan.experiment));
     spec_copy::refuse_other_spec(plan, &dir)?;
-    {
-        // Keep the spec copy only under the directory's lock: a sweep already running
-        // there is named and refused before anything is written, and its start-up
-        // cleanup of temporary files cannot remove this process's half-written copy.
-        let _lock = match args.shard {
-            Some(_) => DirLock::shared(&dir)?,
-            None => DirLock::exclusive(&dir)?,
-        };
-        spec_copy::keep(plan, &dir)?;
-    }
-    let stop = stop_on_ctrl_c();
-    let progress = CliProgress::new(None);
     let options = ExecuteOptions {
         threads: args.threads,
         shard: args.shard,
         batch: None,
     };
-    let report = execute::execute(plan, &dir, &options, stop, &progress)?;
+    // One lock from the spec copy to the last run: a sweep already running there is
+    // named and refused before anything is written, its start-up cleanup of temporary
+    // files cannot remove this process's half-written copy, and no other sweep can take
+    // the directory between the copy and the runs (CI once caught one in that moment).
+    let store = execute::open_store(&dir, &options)?;
+    spec_copy::keep(plan, &dir)?;
+    let stop = stop_on_ctrl_c();
+    let progress = CliProgress::new(None);
+    let report = execute::execute_in(plan, store, &options, stop, &progress)?;
     // Not `Store::open`: as a shard, other shards may be writing here right now.
     let stored = report.stored;
     eprintln!(

@@ -307,7 +307,7 @@ mod tests {
 
     /// A holder's file is empty for a moment as it starts and as it finishes. A process
     /// arriving then must wait for the record (or the release), not blame shards: CI
-    /// once saw "in use by the shards of an array job" beside a finishing sweep.
+    /// once saw "in use by the shards of an array job" beside a sweep taking its lock.
     #[test]
     fn a_holder_starting_or_finishing_is_not_mistaken_for_shards() {
         let dir = tempfile::tempdir().unwrap();

@@ -200,10 +200,29 @@ pub fn execute(
     stop: &AtomicBool,
     progress: &dyn Progress,
 ) -> anyhow::Result<ExecuteReport> {
-    let store = match options.shard {
-        Some(shard) => Store::open_shard(dir, &|index| shard.contains(index))?,
-        None => Store::open(dir)?,
-    };
+    let store = open_store(dir, options)?;
+    execute_in(plan, store, options, stop, progress)
+}
+
+/// Opens `dir` for the runs of `options` (one shard's, or the whole plan's), holding
+/// its lock until the store is dropped: a caller that writes more there first (the
+/// spec copy) does so under the same lock, with no moment in between at which another
+/// sweep could take the directory.
+pub fn open_store(dir: &Path, options: &ExecuteOptions) -> anyhow::Result<Store> {
+    match options.shard {
+        Some(shard) => Store::open_shard(dir, &|index| shard.contains(index)),
+        None => Store::open(dir),
+    }
+}
+
+/// [`execute`] into a store already open ([`open_store`]).
+pub fn execute_in(
+    plan: &Plan,
+    store: Store,
+    options: &ExecuteOptions,
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> anyhow::Result<ExecuteReport> {
     store.check_version()?;
     let schema = param_schema(&plan.runs.representatives());
     let columns = runs_frame(&[], &schema)?;

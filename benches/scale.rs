@@ -1,11 +1,11 @@
 //! Every registered algorithm with every monitor on as the network grows: 50, 200, 800
-//! and 1,600 nodes at the density of 50 nodes in 1500 m × 300 m, 300 s (λ = 0.1 for
-//! mutual exclusion): the same runs as `linkrev bench scale`. Divide a run's event count
+//! and 1,600 nodes at the density of 50 nodes in 1500 m × 300 m in square areas, 300 s
+//! (λ = 0.1 for mutual exclusion): the same runs as `linkrev bench scale`. Divide a run's event count
 //! (`linkrev bench scale` prints it) by its time for events per second; the question is
 //! whether the time per event grows with the network.
 
 use linkrev::mobility::rwp;
-use linkrev::params::{bench_config, scale_rwp};
+use linkrev::params::{AreaShape, bench_config, scale_rwp};
 use linkrev::registry::Algorithm;
 use linkrev::run::simulate;
 use linkrev::sim::seeds::{Purpose, derive};
@@ -16,7 +16,12 @@ fn main() {
 }
 
 fn timeline(nodes: usize) -> LinkTimeline {
-    let params = scale_rwp(nodes, 300.0, derive(3, Purpose::Mobility));
+    let params = scale_rwp(
+        nodes,
+        AreaShape::Square,
+        300.0,
+        derive(3, Purpose::Mobility),
+    );
     let trace = rwp::generate(&params).expect("valid parameters");
     link_timeline(&trace, 250.0)
 }

@@ -102,16 +102,40 @@ pub fn parse_detection_delay(text: &str) -> Result<Duration, String> {
     parse_duration(text)
 }
 
+/// The shape of the scaled networks' area; either way the area holds 50 nodes per
+/// 1500 m × 300 m (450,000 m²).
+///
+/// The shape decides how many nodes live near an edge, where a node's radio disc is
+/// cut off, and so how many neighbours a node has on average (`linkrev trace stats` on
+/// the 300 s traces of seed 3): in a square 21.2 at 50 nodes and 28.6 at 1,600 (1.35×);
+/// in a 5:1 strip, which is only 300 m wide at 50 nodes, 16.9 and 29.2 (1.73×). Work
+/// done per neighbour grows with the degree, not with the node count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum AreaShape {
+    /// S × S: the setup issue 14 measured with (`--rwp nodes=N,area=SxS`).
+    #[default]
+    Square,
+    /// 5:1, the classic 1500 m × 300 m study's shape scaled up.
+    Strip,
+}
+
 /// The networks of `linkrev bench scale` and `benches/scale.rs`: [`default_rwp`] with
-/// `nodes` nodes in a 5:1 strip at the density of 50 nodes in 1500 m × 300 m, for
+/// `nodes` nodes at the density of 50 nodes in 1500 m × 300 m in an area of `shape`, for
 /// `duration_s` seconds.
-pub fn scale_rwp(nodes: usize, duration_s: f64, seed: u64) -> RwpParams {
+pub fn scale_rwp(nodes: usize, shape: AreaShape, duration_s: f64, seed: u64) -> RwpParams {
     let scale = (nodes as f64 / 50.0).sqrt();
+    let (width, height) = match shape {
+        AreaShape::Strip => (1500.0 * scale, 300.0 * scale),
+        AreaShape::Square => {
+            let side = (1500.0f64 * 300.0).sqrt() * scale;
+            (side, side)
+        }
+    };
     RwpParams {
         nodes,
         area: Area {
-            width: (1500.0 * scale).round(),
-            height: (300.0 * scale).round(),
+            width: width.round(),
+            height: height.round(),
         },
         duration: duration_s,
         ..default_rwp(seed)

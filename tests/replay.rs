@@ -7,7 +7,7 @@ mod common;
 use common::me_config;
 use linkrev::NodeId;
 use linkrev::mobility::rwp;
-use linkrev::params::scale_rwp;
+use linkrev::params::{AreaShape, scale_rwp};
 use linkrev::registry::Algorithm;
 use linkrev::replay::document::{Document, LinkState, NodeDrawing, Recorded};
 use linkrev::replay::{self, Heading, Layout, Window, scenarios};
@@ -116,7 +116,7 @@ fn config_in(algorithm: Algorithm, seed: u64, duration: f64, changes: ChangeMode
 /// messages in flight that a run stopped at `t` computes afresh from its nodes.
 #[test]
 fn deltas_add_up_to_the_state_computed_afresh_for_every_algorithm() {
-    let trace = rwp::generate(&scale_rwp(12, 40.0, 7)).unwrap();
+    let trace = rwp::generate(&scale_rwp(12, AreaShape::Strip, 40.0, 7)).unwrap();
     let timeline = link_timeline(&trace, 250.0);
     assert!(timeline.events.len() > 20, "a run with topology changes");
     let runs =
@@ -170,7 +170,7 @@ fn deltas_add_up_to_the_state_computed_afresh_for_every_algorithm() {
 /// A window's start state is what the whole run's deltas give at that time.
 #[test]
 fn a_cut_window_starts_from_the_state_the_run_reached() {
-    let trace = rwp::generate(&scale_rwp(10, 30.0, 11)).unwrap();
+    let trace = rwp::generate(&scale_rwp(10, AreaShape::Strip, 30.0, 11)).unwrap();
     let timeline = link_timeline(&trace, 250.0);
     let algorithm = Algorithm::parse("me-rl").unwrap();
     let params = algorithm.default_params();

@@ -4,7 +4,7 @@
 use super::Outcome;
 use super::run_cmd::parse_rwp_spec;
 use crate::mobility::rwp;
-use crate::params;
+use crate::params::{self, AreaShape};
 use crate::registry::Algorithm;
 use crate::run::simulate;
 use crate::sim::hold::{self, HoldDelay};
@@ -21,8 +21,8 @@ pub enum BenchCommand {
     /// 900 s).
     Protocols(ProtocolArgs),
     /// Events per second of every registered algorithm as the network grows (50, 200,
-    /// 800 and 1,600 nodes at the density of 50 nodes in 1500 m × 300 m, 300 s, every
-    /// monitor on, fastest of 3 rounds that take turns, short runs repeated to fill
+    /// 800 and 1,600 nodes at the density of 50 nodes in 1500 m × 300 m, square areas,
+    /// 300 s, every monitor on, fastest of 3 rounds that take turns, short runs repeated to fill
     /// 0.1 s): whether the cost of an event grows with the network.
     Scale(ScaleArgs),
     /// States per second of the model checker (`linkrev check`): stateright's
@@ -64,6 +64,10 @@ pub struct ScaleArgs {
     /// Network sizes, comma-separated; the area grows with them at constant density.
     #[arg(long, value_delimiter = ',', default_value = "50,200,800,1600")]
     pub nodes: Vec<usize>,
+    /// The area's shape: a square grows the mean degree 1.35× from 50 to 1,600 nodes, a
+    /// 5:1 strip 1.73× (fewer nodes near its edges as it widens).
+    #[arg(long, value_enum, default_value_t = AreaShape::Square)]
+    pub shape: AreaShape,
     /// Simulated seconds per run.
     #[arg(long, default_value_t = 300.0)]
     pub duration: f64,
@@ -238,6 +242,7 @@ fn scale(args: ScaleArgs) -> anyhow::Result<Outcome> {
     for &nodes in &args.nodes {
         let params = params::scale_rwp(
             nodes,
+            args.shape,
             args.duration,
             seeds::derive(args.seed, Purpose::Mobility),
         );

@@ -192,44 +192,55 @@ mod tests {
     }
 
     proptest! {
-        /// After any sequence of link flips, height changes and view changes, each
-        /// applied with the nodes it changed, every node's counts match the definitions.
+        /// After any sequence of events, each a few link flips (a link may flip twice),
+        /// height changes and view changes applied together, with the nodes they
+        /// changed, every node's counts match the definitions, and every node whose
+        /// counts changed is listed in `affected`.
         #[test]
         fn the_counts_match_the_definitions(
             n in 2usize..8,
             start in prop::collection::vec(0u8..4, 8),
-            steps in prop::collection::vec((0u32..8, 0u32..8, 0u8..4, 0u8..3), 1..60),
+            events in prop::collection::vec(
+                prop::collection::vec((0u32..8, 0u32..8, 0u8..4, 0u8..3), 1..5),
+                1..40,
+            ),
         ) {
             let mut graph = ComponentTracker::new(n);
             let mut nodes: Vec<Node> = (0..n)
                 .map(|v| Node { height: start[v], views: Vec::new() })
                 .collect();
             let mut counts = ViewCounts::of_nodes(&graph, &nodes);
-            for (x, y, h, kind) in steps {
-                let (a, b) = (x % n as u32, y % n as u32);
-                let changed = match kind {
-                    0 if a != b => {
-                        if graph.neighbours(a).contains(&b) {
-                            graph.remove_edge(a, b);
-                        } else {
-                            graph.add_edge(a, b);
+            for steps in events {
+                let mut changed = Vec::new();
+                for (x, y, h, kind) in steps {
+                    let (a, b) = (x % n as u32, y % n as u32);
+                    match kind {
+                        0 if a != b => {
+                            if graph.neighbours(a).contains(&b) {
+                                graph.remove_edge(a, b);
+                            } else {
+                                graph.add_edge(a, b);
+                            }
+                            changed.extend([a, b]);
                         }
-                        vec![a, b]
-                    }
-                    1 => {
-                        nodes[a as usize].height = h;
-                        vec![a]
-                    }
-                    _ => {
-                        // `a` learns (or forgets, for h = 0) a view of `b`, right or not.
-                        let views = &mut nodes[a as usize].views;
-                        views.retain(|(k, _)| *k != b);
-                        if h > 0 {
-                            views.push((b, h - 1));
+                        1 => {
+                            nodes[a as usize].height = h;
+                            changed.push(a);
                         }
-                        vec![a, a]
+                        _ => {
+                            // `a` learns (or forgets, for h = 0) a view of `b`, right
+                            // or not, perhaps of a node it has no link to.
+                            let views = &mut nodes[a as usize].views;
+                            views.retain(|(k, _)| *k != b);
+                            if h > 0 {
+                                views.push((b, h - 1));
+                            }
+                            changed.extend([a, a]);
+                        }
                     }
-                };
+                }
+                let before: Vec<_> =
+                    (0..n as NodeId).map(|v| (counts.stale(v), counts.lower(v))).collect();
                 counts.update_from_nodes(&graph, changed.iter(), &nodes);
                 for v in 0..n as NodeId {
                     prop_assert_eq!(
@@ -238,6 +249,9 @@ mod tests {
                         "node {}", v
                     );
                     prop_assert_eq!(*counts.height(v), nodes[v as usize].height);
+                    if (counts.stale(v), counts.lower(v)) != before[v as usize] {
+                        prop_assert!(counts.affected.contains(&v), "node {} not listed", v);
+                    }
                 }
             }
         }

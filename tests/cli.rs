@@ -235,6 +235,54 @@ fn algorithms_lists_the_registry_and_readme_shows_it() {
 }
 
 #[test]
+fn bench_scale_keeps_the_density_in_squares_or_strips() {
+    for shape in ["square", "strip"] {
+        let out = linkrev(&[
+            "bench",
+            "scale",
+            "--nodes",
+            "12,48",
+            "--duration",
+            "30",
+            "--repeats",
+            "1",
+            "--algo",
+            "me-rl",
+            "--shape",
+            shape,
+            "--json",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let results: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let results = results.as_array().unwrap();
+        assert_eq!(results.len(), 2);
+        for r in results {
+            let nodes = r["nodes"].as_f64().unwrap();
+            let (w, h) = (
+                r["width_m"].as_f64().unwrap(),
+                r["height_m"].as_f64().unwrap(),
+            );
+            // 50 nodes per 1500 m × 300 m: 9,000 m² a node, up to the metre rounding.
+            assert!((w * h / nodes - 9_000.0).abs() < 9_000.0 * 0.01, "{r}");
+            let aspect = if shape == "square" { 1.0 } else { 5.0 };
+            assert!((w / h - aspect).abs() < 0.01, "{r}");
+            let (events, changes) = (
+                r["events"].as_u64().unwrap(),
+                r["topology_changes"].as_u64().unwrap(),
+            );
+            assert!(changes > 0 && changes < events, "{r}");
+        }
+        let ratio = results[1]["relative_to_smallest"].as_f64().unwrap();
+        let by_hand = results[1]["events_per_s"].as_f64().unwrap()
+            / results[0]["events_per_s"].as_f64().unwrap();
+        assert!(
+            (ratio - by_hand).abs() < 1e-9 * by_hand,
+            "{ratio} vs {by_hand}"
+        );
+    }
+}
+
+#[test]
 fn bench_protocols_runs_every_registered_algorithm() {
     use linkrev::registry::Algorithm;
     let out = linkrev(&[

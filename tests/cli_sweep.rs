@@ -338,30 +338,36 @@ fn a_second_sweep_on_a_directory_in_use_is_refused_naming_the_first() {
         .unwrap();
     // Wait until the first sweep holds the lock (its pid is in the lock file), then
     // stop it there, so that it holds the lock while the others try however fast or
-    // slow this machine is. It holds one lock from its spec copy to its last run (it
-    // used to let go in between, and CI once caught the second sweep in that moment).
+    // slow this machine is. (That the sweep holds one lock from its spec copy to its
+    // last run, with no moment between at which another could take the directory, is
+    // the structure of `sweep_cmd::execute`; a stop at a random moment would only
+    // rarely land in such a gap.)
     let lock = dir.join(".linkrev.lock");
     let started = Instant::now();
     while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid=")) {
         assert!(started.elapsed() < Duration::from_secs(60), "no lock taken");
         std::thread::sleep(Duration::from_millis(2));
     }
+    let pid = first.id();
     let signal = |name: &str| {
-        let status = Command::new("sh")
-            .args(["-c", &format!("kill -{name} {}", first.id())])
+        Command::new("sh")
+            .args(["-c", &format!("kill -{name} {pid}")])
             .status()
-            .unwrap();
-        assert!(status.success(), "kill -{name}");
+            .is_ok_and(|status| status.success())
     };
-    /// Lets the stopped sweep go on even if an assertion below fails.
-    struct Continue<F: Fn(&str)>(F);
-    impl<F: Fn(&str)> Drop for Continue<F> {
+    /// Lets the stopped sweep go on when this test goes on, and ends it if an
+    /// assertion below fails (its directory is about to be deleted).
+    struct Resume<F: Fn(&str) -> bool>(F);
+    impl<F: Fn(&str) -> bool> Drop for Resume<F> {
         fn drop(&mut self) {
+            if std::thread::panicking() {
+                (self.0)("KILL");
+            }
             (self.0)("CONT");
         }
     }
-    signal("STOP");
-    let stopped = Continue(signal);
+    assert!(signal("STOP"), "kill -STOP {pid}");
+    let stopped = Resume(signal);
     assert!(
         std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid=")),
         "the first sweep finished before it could be stopped"

@@ -98,7 +98,7 @@ struct ScaleResult {
     /// Events of one run.
     events: u64,
     /// Topology changes applied in one run. Their share of the events grows with the
-    /// network (about 5% of me-rl's events at 50 nodes, 26% at 1,600): random waypoint
+    /// network (4.4% of me-rl's events at 50 nodes, 26% at 1,600): random waypoint
     /// nodes in a larger area spend less of their time paused, so each node's links
     /// change about twice as often, and a change costs more than a delivery.
     topology_changes: u64,

@@ -213,6 +213,9 @@ fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
     // named and refused before anything is written, its start-up cleanup of temporary
     // files cannot remove this process's half-written copy, and no other sweep can take
     // the directory between the copy and the runs (CI once caught one in that moment).
+    // Opening the store first creates the table folders of a new directory a moment
+    // before the copy: a sweep killed in that moment leaves folders without a spec
+    // copy, which the same command run again completes.
     let store = execute::open_store(&dir, &options)?;
     spec_copy::keep(plan, &dir)?;
     let stop = stop_on_ctrl_c();

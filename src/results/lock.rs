@@ -57,8 +57,14 @@ impl Holder {
         }
     }
 
+    /// A complete record only: all four keys and the final newline, so that a record
+    /// read while it is being written (`pid=12` of `pid=1234`) is no record.
     fn parse(text: &str) -> Option<Holder> {
+        if !text.ends_with('\n') {
+            return None;
+        }
         let mut holder = Holder::default();
+        let mut seen = 0;
         for line in text.lines() {
             let (key, value) = line.split_once('=')?;
             match key {
@@ -66,10 +72,11 @@ impl Holder {
                 "host" => holder.host = value.to_string(),
                 "command" => holder.command = value.to_string(),
                 "since" => holder.since = value.parse().ok()?,
-                _ => {}
+                _ => continue,
             }
+            seen += 1;
         }
-        (holder.pid != 0).then_some(holder)
+        (holder.pid != 0 && seen == 4).then_some(holder)
     }
 
     fn render(&self) -> String {
@@ -204,13 +211,20 @@ impl DirLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Whether this process holds the lock alone (not as one shard of several).
+    pub fn is_exclusive(&self) -> bool {
+        self.exclusive
+    }
 }
 
 /// How long a process waits for a lock that is held but records no holder before it
-/// concludes that shards hold it: an exclusive holder leaves its file empty for a moment
-/// while it starts (before it writes its record) and while it finishes (after it clears
-/// the record, before the kernel lock goes), and a process arriving in that moment must
-/// not report "the shards of an array job".
+/// takes the lock to be held without a record (by shards of an array job, which record
+/// nothing): an exclusive holder leaves its file empty, or partly written, for a moment
+/// while it starts (before its record is complete) and while it finishes (after it
+/// clears the record, before the kernel lock goes), and a process arriving in that
+/// moment must not blame shards. So a writer refused beside running shards waits half a
+/// second before it says so.
 const SETTLE_ATTEMPTS: u32 = 50;
 const SETTLE_PAUSE: std::time::Duration = std::time::Duration::from_millis(10);
 
@@ -317,20 +331,22 @@ mod tests {
             file.try_lock().unwrap();
             file
         };
-        // Finishing: the record is cleared, the kernel lock goes 100 ms later.
+        // Finishing: the record is cleared, the kernel lock goes 50 ms later.
         let finishing = hold_empty();
         let release = std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            std::thread::sleep(std::time::Duration::from_millis(50));
             drop(finishing);
         });
         DirLock::exclusive(dir.path()).expect("the lock, once released");
         release.join().unwrap();
-        // Starting: the holder writes its record 100 ms after it took the lock.
+        // Starting: the holder has written half of its record; the rest comes 50 ms
+        // later.
         let mut starting = hold_empty();
+        starting.write_all(b"pid=42").unwrap();
         let record = std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            std::thread::sleep(std::time::Duration::from_millis(50));
             starting
-                .write_all(b"pid=4242\nhost=h\ncommand=c\nsince=0\n")
+                .write_all(b"42\nhost=h\ncommand=c\nsince=0\n")
                 .unwrap();
             starting
         });

@@ -265,6 +265,12 @@ impl Store {
         })
     }
 
+    /// Whether this store was opened as one shard of an array job ([`Store::open_shard`]),
+    /// beside other shards: it must not compact or clean up other shards' runs.
+    pub fn is_shard(&self) -> bool {
+        self._lock.as_ref().is_some_and(|lock| !lock.is_exclusive())
+    }
+
     /// The results directory (normally `results/<experiment>`).
     pub fn dir(&self) -> &Path {
         &self.dir

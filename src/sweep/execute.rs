@@ -215,7 +215,7 @@ pub fn open_store(dir: &Path, options: &ExecuteOptions) -> anyhow::Result<Store>
     }
 }
 
-/// [`execute`] into a store already open ([`open_store`]).
+/// [`execute`] into a store already open ([`open_store`] with the same `options`).
 pub fn execute_in(
     plan: &Plan,
     store: Store,
@@ -223,6 +223,22 @@ pub fn execute_in(
     stop: &AtomicBool,
     progress: &dyn Progress,
 ) -> anyhow::Result<ExecuteReport> {
+    // A shard's options with a whole-plan store would run other shards' runs; a whole
+    // plan's options with a shard's store would compact beside running shards.
+    anyhow::ensure!(
+        store.is_shard() == options.shard.is_some(),
+        "internal error: a store opened for {} run with the options of {}",
+        if store.is_shard() {
+            "one shard"
+        } else {
+            "the whole plan"
+        },
+        if options.shard.is_some() {
+            "one shard"
+        } else {
+            "the whole plan"
+        }
+    );
     store.check_version()?;
     let schema = param_schema(&plan.runs.representatives());
     let columns = runs_frame(&[], &schema)?;

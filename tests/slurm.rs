@@ -77,6 +77,49 @@ fn tables(dir: &Path) -> Vec<Vec<u8>> {
 }
 
 #[test]
+fn a_directory_in_use_is_refused_before_anything_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path());
+    let results = tmp.path().join("busy");
+    // This test process holds the directory, as a running sweep would.
+    let held = linkrev::results::lock::DirLock::exclusive(&results).unwrap();
+    let out = linkrev(
+        &[
+            "slurm",
+            spec.to_str().unwrap(),
+            "--tasks",
+            "2",
+            "--results",
+            results.to_str().unwrap(),
+            "--dry-run",
+        ],
+        &[],
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("in use by pid {}", std::process::id())),
+        "{err}"
+    );
+    assert!(!results.join("spec.toml").exists(), "nothing written");
+    assert!(!results.join("slurm").exists(), "no scripts");
+    drop(held);
+    ok(&linkrev(
+        &[
+            "slurm",
+            spec.to_str().unwrap(),
+            "--tasks",
+            "2",
+            "--results",
+            results.to_str().unwrap(),
+            "--dry-run",
+        ],
+        &[],
+    ));
+    assert!(results.join("slurm/array.sbatch").is_file());
+}
+
+#[test]
 fn dry_run_writes_both_scripts_and_submits_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let spec = write_spec(tmp.path());

@@ -8,6 +8,7 @@
 
 use super::Outcome;
 use crate::output::write_atomically;
+use crate::results::lock::DirLock;
 use crate::results::store::tables;
 use crate::sweep::slurm::{self, Jobs};
 use crate::sweep::spec;
@@ -78,18 +79,25 @@ pub fn run(args: SlurmArgs) -> anyhow::Result<Outcome> {
     for path in [&jobs.exe, &jobs.spec, &jobs.results] {
         slurm::check_path(path).map_err(anyhow::Error::msg)?;
     }
-    // Written now, once, rather than by N tasks starting at the same moment; this also
-    // refuses a directory of another spec before anything is queued.
-    crate::sweep::spec_copy::keep(&plan, &jobs.results)?;
-    let logs = jobs.log_dir();
-    // Slurm does not create the directory of an --output file; the task would fail.
-    std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
-    for (path, text) in [
-        (jobs.array_script_path(), jobs.array_script()),
-        (jobs.merge_script_path(), jobs.merge_script()),
-    ] {
-        write_atomically(&path, |w| w.write_all(text.as_bytes()))
-            .with_context(|| format!("writing {}", path.display()))?;
+    {
+        // Under the directory's lock, so that a sweep or merge running there is named
+        // and refused before anything is written or queued; let go before submitting,
+        // or the first tasks (which share the lock) could find it taken.
+        crate::sweep::spec_copy::refuse_other_spec(&plan, &jobs.results)?;
+        let _lock = DirLock::exclusive(&jobs.results)?;
+        // Written now, once, rather than by N tasks starting at the same moment; this
+        // also refuses a directory of another spec before anything is queued.
+        crate::sweep::spec_copy::keep(&plan, &jobs.results)?;
+        let logs = jobs.log_dir();
+        // Slurm does not create the directory of an --output file; the task would fail.
+        std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+        for (path, text) in [
+            (jobs.array_script_path(), jobs.array_script()),
+            (jobs.merge_script_path(), jobs.merge_script()),
+        ] {
+            write_atomically(&path, |w| w.write_all(text.as_bytes()))
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
     }
     println!(
         "{}: {} runs in {} array tasks ({} cpus each), then a merge job",

@@ -110,3 +110,23 @@ fn demo_refuses_an_output_directory_that_is_not_a_report_before_running() {
     assert!(!results.exists(), "nothing simulated");
     assert!(out.join("chapter1.tex").is_file());
 }
+
+#[test]
+fn demo_refuses_results_another_process_is_writing_before_running() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results");
+    let busy = results.join("demo-me");
+    std::fs::create_dir_all(&busy).unwrap();
+    std::fs::write(busy.join("spec.toml"), "name = \"demo-me\"\n").unwrap();
+    // This test process holds the directory, as a demo or sweep still running would.
+    let held = linkrev::results::lock::DirLock::exclusive(&busy).unwrap();
+    let run = demo(&tmp.path().join("report"), &results, "1");
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("in use by pid {}", std::process::id())),
+        "{err}"
+    );
+    assert!(busy.join("spec.toml").is_file(), "not cleared");
+    drop(held);
+}

@@ -5,6 +5,7 @@
 use super::Outcome;
 use super::sweep_cmd::{CliProgress, stop_on_ctrl_c};
 use crate::report::{self, FigureSource};
+use crate::results::lock::DirLock;
 use crate::sweep::execute::{self, ExecuteOptions};
 use crate::sweep::spec_copy;
 use anyhow::Context as _;
@@ -74,7 +75,8 @@ fn spec_text(text: &str, quick: bool) -> anyhow::Result<String> {
 
 /// Clears a previous demo's results directory: the demo always starts from scratch, so
 /// its report shows what this build computes. Refuses anything that is not a results
-/// directory.
+/// directory, and a directory another process is writing (a demo or sweep still
+/// running there), naming it.
 fn clear(dir: &Path) -> anyhow::Result<()> {
     if !dir.exists() {
         return Ok(());
@@ -85,6 +87,8 @@ fn clear(dir: &Path) -> anyhow::Result<()> {
             dir.display()
         );
     }
+    // The lock file goes with the directory, so it is let go of before the removal.
+    drop(DirLock::exclusive(dir)?);
     std::fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))
 }
 

@@ -81,20 +81,23 @@ fn a_directory_in_use_is_refused_before_anything_is_written() {
     let tmp = tempfile::tempdir().unwrap();
     let spec = write_spec(tmp.path());
     let results = tmp.path().join("busy");
+    let submit = || {
+        linkrev(
+            &[
+                "slurm",
+                spec.to_str().unwrap(),
+                "--tasks",
+                "2",
+                "--results",
+                results.to_str().unwrap(),
+                "--dry-run",
+            ],
+            &[],
+        )
+    };
     // This test process holds the directory, as a running sweep would.
     let held = linkrev::results::lock::DirLock::exclusive(&results).unwrap();
-    let out = linkrev(
-        &[
-            "slurm",
-            spec.to_str().unwrap(),
-            "--tasks",
-            "2",
-            "--results",
-            results.to_str().unwrap(),
-            "--dry-run",
-        ],
-        &[],
-    );
+    let out = submit();
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -104,18 +107,7 @@ fn a_directory_in_use_is_refused_before_anything_is_written() {
     assert!(!results.join("spec.toml").exists(), "nothing written");
     assert!(!results.join("slurm").exists(), "no scripts");
     drop(held);
-    ok(&linkrev(
-        &[
-            "slurm",
-            spec.to_str().unwrap(),
-            "--tasks",
-            "2",
-            "--results",
-            results.to_str().unwrap(),
-            "--dry-run",
-        ],
-        &[],
-    ));
+    ok(&submit());
     assert!(results.join("slurm/array.sbatch").is_file());
 }
 

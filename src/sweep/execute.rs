@@ -225,19 +225,12 @@ pub fn execute_in(
 ) -> anyhow::Result<ExecuteReport> {
     // A shard's options with a whole-plan store would run other shards' runs; a whole
     // plan's options with a shard's store would compact beside running shards.
+    let kind = |shard: bool| if shard { "one shard" } else { "the whole plan" };
     anyhow::ensure!(
         store.is_shard() == options.shard.is_some(),
         "internal error: a store opened for {} run with the options of {}",
-        if store.is_shard() {
-            "one shard"
-        } else {
-            "the whole plan"
-        },
-        if options.shard.is_some() {
-            "one shard"
-        } else {
-            "the whole plan"
-        }
+        kind(store.is_shard()),
+        kind(options.shard.is_some())
     );
     store.check_version()?;
     let schema = param_schema(&plan.runs.representatives());

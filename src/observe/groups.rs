@@ -27,6 +27,23 @@ impl Buckets {
         Self { members, position }
     }
 
+    /// Nodes `0..n`, all in bucket `key`, with buckets for the keys below `keys` (a
+    /// bucket for "none of them" beside `n` keyed ones).
+    pub fn all_in(n: usize, keys: usize, key: u32) -> Self {
+        Self {
+            members: (0..keys as u32)
+                .map(|k| {
+                    if k == key {
+                        (0..n as NodeId).collect()
+                    } else {
+                        Vec::new()
+                    }
+                })
+                .collect(),
+            position: (0..n as u32).collect(),
+        }
+    }
+
     /// Every node in the bucket of its component label.
     pub fn components(graph: &ComponentTracker) -> Self {
         Self::new(graph.node_count(), |v| graph.label(v))

@@ -137,11 +137,10 @@ pub struct LeMonitor<H> {
     last_time: SimTime,
     /// Endpoints of the topology changes applied during the current event.
     changed: Vec<NodeId>,
+    /// Stale views and lower neighbours per node. The counts of nodes an event changed
+    /// wait until their component is judged quiescent, the only time their `BAD` flags
+    /// are read.
     views: ViewCounts<H>,
-    /// The nodes whose view counts are pending ([`ViewCounts::settle`]), by label; the
-    /// others in the bucket [`Self::settled_key`]. A component's pending nodes are
-    /// settled when it is judged quiescent, the only time their `BAD` flags are read.
-    unsettled: Buckets,
     /// The components' members, by label.
     groups: Buckets,
     /// Each node in the bucket of its leader.
@@ -173,7 +172,6 @@ impl<H> Default for LeMonitor<H> {
             last_time: SimTime::ZERO,
             changed: Vec::new(),
             views: ViewCounts::default(),
-            unsettled: Buckets::default(),
             groups: Buckets::default(),
             followers: Buckets::default(),
             tally: LabelTally::new(0),
@@ -272,7 +270,6 @@ impl<H: Ord + Clone> LeMonitor<H> {
         let nodes = world.nodes;
         self.leaders = nodes.iter().map(LeaderView::leader).collect();
         self.views = ViewCounts::of_nodes(graph, nodes);
-        self.unsettled = Buckets::all_in(n, n + 1, n as u32);
         self.groups = Buckets::components(graph);
         self.followers = Buckets::new(n, |v| self.leaders[v as usize]);
         self.tally = LabelTally::new(n);
@@ -298,22 +295,16 @@ impl<H: Ord + Clone> LeMonitor<H> {
         self.update_leaderless(graph);
     }
 
-    /// The bucket of [`Self::unsettled`] holding the nodes whose counts are up to date:
-    /// one past the labels.
-    fn settled_key(&self) -> u32 {
-        self.leaders.len() as u32
-    }
-
     /// Recounts the pending nodes of the component labelled `label` and re-derives
     /// their `BAD` flags.
     fn settle_label<P: LeaderView<Height = H>>(&mut self, world: &World<'_, P>, label: u32) {
-        let settled = self.settled_key();
-        while let Some(&v) = self.unsettled.members(label).last() {
-            self.views.settle(world.graph, v, world.nodes);
+        self.views.settle_component(world.graph, label, world.nodes);
+        let settled = std::mem::take(&mut self.views.settled);
+        for &v in &settled {
             let bad = self.bad_now(v);
             self.tally.set(v, label, BAD, bad);
-            self.unsettled.relocate(v, label, settled);
         }
+        self.views.settled = settled;
     }
 
     /// The verdict on the component labelled `label` (`None`: busy), stored; opens or
@@ -480,9 +471,6 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor<P::Height> {
         // Nodes that changed component carry their flags to the new label.
         for m in graph.moves() {
             self.groups.relocate(m.node, m.from, m.to);
-            if self.views.is_pending(m.node) {
-                self.unsettled.relocate(m.node, m.from, m.to);
-            }
             self.tally.carry(m.node, m.from, m.to);
             self.agreement_dirty.insert(m.from);
             self.agreement_dirty.insert(m.to);
@@ -534,17 +522,13 @@ impl<P: Protocol + LeaderView> Observer<P> for LeMonitor<P::Height> {
         // judged quiet; their neighbours' counts move now.
         let changed = std::mem::take(&mut self.changed);
         self.views
-            .defer_from_nodes(graph, world.touched.iter().chain(&changed), world.nodes);
+            .record_event(graph, world.touched.iter().chain(&changed), world.nodes);
         let affected = std::mem::take(&mut self.views.affected);
         for &v in &affected {
             let bad = self.bad_now(v);
             self.tally.set(v, graph.label(v), BAD, bad);
         }
         self.views.affected = affected;
-        let settled = self.settled_key();
-        for &v in &self.views.deferred {
-            self.unsettled.relocate(v, settled, graph.label(v));
-        }
 
         // Traffic.
         for &m in world.touched.iter().chain(world.disturbed) {

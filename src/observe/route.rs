@@ -98,6 +98,9 @@ pub struct RouteMonitor<H> {
     pub partitioned_reversals: u64,
     /// Node-seconds with a route to the destination.
     pub routed_node_time: f64,
+    /// Stale views and lower neighbours per node (the counts of nodes an event changed
+    /// wait until the destination's component is judged quiescent), and the heights
+    /// the routes follow.
     views: ViewCounts<H>,
     groups: Buckets,
     tally: LabelTally<4>,
@@ -175,6 +178,15 @@ impl<H: Ord + Clone> RouteMonitor<H> {
     fn judge<P: RouteView<Height = H>>(&mut self, world: &World<'_, P>) -> Option<bool> {
         let graph = world.graph;
         let label = graph.label(self.dest);
+        if self.tally.count(label, BUSY) == 0 {
+            // The counts of the nodes events changed wait until now.
+            self.views.settle_component(graph, label, world.nodes);
+            let settled = std::mem::take(&mut self.views.settled);
+            for &v in &settled {
+                self.refresh(graph, v);
+            }
+            self.views.settled = settled;
+        }
         if cfg!(debug_assertions) {
             let members = self.groups.members(label);
             assert_eq!(members.len(), graph.label_size(label));
@@ -342,7 +354,7 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
         }
         let changed = std::mem::take(&mut self.changed);
         self.views
-            .update_from_nodes(graph, world.touched.iter().chain(&changed), world.nodes);
+            .record_event(graph, world.touched.iter().chain(&changed), world.nodes);
         let affected = std::mem::take(&mut self.views.affected);
         for &v in &affected {
             self.refresh(graph, v);

@@ -153,6 +153,7 @@ mod tests {
             steps in prop::collection::vec((0u32..9, 0u32..9, 0u32..6, any::<bool>()), 1..60),
         ) {
             let mut graph = ComponentTracker::new(n);
+            graph.log_moves();
             let mut nodes: Vec<Blind> =
                 (0..n as NodeId).map(|v| Blind((start[v as usize], v))).collect();
             let mut views = ViewCounts::of_nodes(&graph, &nodes);
@@ -176,7 +177,8 @@ mod tests {
                     dirty.push(a);
                     dirty.extend(graph.neighbours(a).iter().copied());
                 }
-                views.update_from_nodes(&graph, dirty.iter(), &nodes);
+                views.record_event(&graph, dirty.iter(), &nodes);
+                graph.clear_moves();
                 routed.update(&graph, &views, dirty.iter().copied());
                 let height: Vec<_> = nodes.iter().map(|node| node.0).collect();
                 prop_assert_eq!(routed.count(), search(&graph, 0, &height));

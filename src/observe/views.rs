@@ -6,12 +6,14 @@
 //!
 //! Those questions matter only when a component is quiescent (a busy component is not
 //! judged), so a node an event changed is not recounted at once: it is marked
-//! *pending* and recounted by [`ViewCounts::settle`] when its component is next judged
-//! quiet. A node that hears many Updates while its component is busy is then recounted
-//! once instead of after every one; recounting reads the heights of all its neighbours,
-//! scattered over the network, which was most of a 1,600-node leader-election run's
-//! cache misses (issue 14).
+//! *pending*, kept in a bucket of its component's label, and recounted when a monitor
+//! judges that component quiet ([`ViewCounts::settle_component`]). A node that hears
+//! many Updates while its component is busy is then recounted once instead of after
+//! every one; recounting reads the heights of all its neighbours, scattered over the
+//! network, which was most of a 1,600-node leader-election run's cache misses
+//! (issue 14).
 
+use super::groups::Buckets;
 use crate::NodeId;
 use crate::protocol::HeightView;
 use crate::topology::components::ComponentTracker;
@@ -21,19 +23,22 @@ use crate::topology::components::ComponentTracker;
 pub struct ViewCounts<H> {
     stale: Vec<u32>,
     lower: Vec<u32>,
-    /// Every node's height when the counts were last brought up to date.
+    /// Every node's height as of the last event (stored at once, pending or not).
     heights: Vec<H>,
-    /// Nodes whose counts are out of date until [`Self::settle`]d.
+    /// Nodes whose counts are out of date until their component is settled.
     pending: Vec<bool>,
+    /// The pending nodes by component label; the others in the bucket
+    /// [`Self::settled_key`].
+    unsettled: Buckets,
     /// Scratch: the neighbours of the node being recounted.
     is_neighbour: Vec<bool>,
-    /// The nodes whose counts the last update changed, possibly repeated: neighbours of
+    /// The nodes whose counts the last event changed, possibly repeated: neighbours of
     /// a node whose height changed, adjusted for that one link. A monitor re-derives its
     /// per-node flags for exactly these.
     pub affected: Vec<NodeId>,
-    /// The nodes the last update made pending (they were not before): their counts,
-    /// and a monitor's flags derived from them, are out of date until settled.
-    pub deferred: Vec<NodeId>,
+    /// The nodes the last [`Self::settle_component`] recounted: a monitor re-derives
+    /// their flags.
+    pub settled: Vec<NodeId>,
 }
 
 impl<H> Default for ViewCounts<H> {
@@ -43,9 +48,10 @@ impl<H> Default for ViewCounts<H> {
             lower: Vec::new(),
             heights: Vec::new(),
             pending: Vec::new(),
+            unsettled: Buckets::default(),
             is_neighbour: Vec::new(),
             affected: Vec::new(),
-            deferred: Vec::new(),
+            settled: Vec::new(),
         }
     }
 }
@@ -59,9 +65,10 @@ impl<H: Ord + Clone> ViewCounts<H> {
             lower: vec![0; n],
             heights: nodes.iter().map(P::height).collect(),
             pending: vec![false; n],
+            unsettled: Buckets::all_in(n, n + 1, n as u32),
             is_neighbour: vec![false; n],
             affected: Vec::new(),
-            deferred: Vec::new(),
+            settled: Vec::new(),
         };
         for v in 0..n as NodeId {
             counts.recount_node(graph, v, &nodes[v as usize]);
@@ -69,35 +76,53 @@ impl<H: Ord + Clone> ViewCounts<H> {
         counts
     }
 
-    /// Neighbours `v` has a stale view of (out of date while `v` is pending).
+    /// The bucket of `unsettled` holding the nodes whose counts are up to date: one past
+    /// the labels.
+    fn settled_key(&self) -> u32 {
+        self.pending.len() as u32
+    }
+
+    /// Neighbours `v` has a stale view of (not to be asked while `v` is pending).
     pub fn stale(&self, v: NodeId) -> u32 {
         debug_assert!(!self.is_pending(v), "node {v} is pending");
         self.stale[v as usize]
     }
 
-    /// Whether `v`'s counts wait for [`Self::settle`].
+    /// Whether `v`'s counts wait for its component to be settled.
     pub fn is_pending(&self, v: NodeId) -> bool {
         self.pending[v as usize]
     }
 
-    /// Recounts `v` if it is pending, from the links, views and heights now.
-    pub fn settle<P: HeightView<Height = H>>(
+    /// The pending nodes of the component labelled `label`, in no particular order.
+    pub fn pending_in(&self, label: u32) -> &[NodeId] {
+        self.unsettled.members(label)
+    }
+
+    /// Recounts the pending nodes of the component labelled `label` from the links,
+    /// views and heights now, and lists them in `settled`.
+    pub fn settle_component<P: HeightView<Height = H>>(
         &mut self,
         graph: &ComponentTracker,
-        v: NodeId,
+        label: u32,
         nodes: &[P],
     ) {
-        if std::mem::replace(&mut self.pending[v as usize], false) {
+        self.settled.clear();
+        let done = self.settled_key();
+        while let Some(&v) = self.unsettled.members(label).last() {
+            self.unsettled.relocate(v, label, done);
+            self.pending[v as usize] = false;
             self.recount_node(graph, v, &nodes[v as usize]);
+            self.settled.push(v);
         }
     }
 
-    /// `v`'s height as of the last update.
+    /// `v`'s height as of the last event.
     pub fn height(&self, v: NodeId) -> &H {
         &self.heights[v as usize]
     }
 
-    /// Neighbours lower than `v` (0: `v` is a sink; out of date while `v` is pending).
+    /// Neighbours lower than `v` (0: `v` is a sink; not to be asked while `v` is
+    /// pending).
     pub fn lower(&self, v: NodeId) -> u32 {
         debug_assert!(!self.is_pending(v), "node {v} is pending");
         self.lower[v as usize]
@@ -135,45 +160,31 @@ impl<H: Ord + Clone> ViewCounts<H> {
         (self.stale[v as usize], self.lower[v as usize]) = (stale, lower);
     }
 
-    /// Brings every count up to date after an event in which the nodes of `changed`
-    /// (possibly repeated) ran handlers or had links change: [`Self::defer_from_nodes`],
-    /// then the nodes it deferred recounted at once and listed in `affected` too. For a
-    /// monitor that reads counts after every event (routes: its sinks); nothing is left
-    /// pending if nothing was before.
-    pub fn update_from_nodes<'a, P: HeightView<Height = H>>(
-        &mut self,
-        graph: &ComponentTracker,
-        changed: impl Iterator<Item = &'a NodeId> + Clone,
-        nodes: &[P],
-    ) {
-        self.defer_from_nodes(graph, changed, nodes);
-        let deferred = std::mem::take(&mut self.deferred);
-        for &v in &deferred {
-            self.settle(graph, v, nodes);
-        }
-        self.affected.extend_from_slice(&deferred);
-        self.deferred = deferred;
-        self.deferred.clear();
-    }
-
     /// Records an event in which the nodes of `changed` (possibly repeated) ran
-    /// handlers or had links change: the set `T`. Nodes of `T` become pending (their heights are stored now, their counts later). A neighbour
-    /// `j` outside `T` has the same links and views as before, and only its link to a
-    /// node of `T` can count differently, so unless it is pending itself it is adjusted
-    /// for that link alone, from the height stored before the event and the height now,
-    /// and listed in `affected`; nodes of `T` that were not pending are listed in
-    /// `deferred`.
-    pub fn defer_from_nodes<'a, P: HeightView<Height = H>>(
+    /// handlers or had links change: the set `T`. Called once after every event, when
+    /// the graph's move log ([`ComponentTracker::moves`], which must be on) holds the
+    /// event's relabellings: pending nodes that changed component follow them. Nodes of
+    /// `T` become pending (their heights are stored now, their counts later). A
+    /// neighbour `j` outside `T` has the same links and views as before, and only its
+    /// link to a node of `T` can count differently, so unless it is pending itself it
+    /// is adjusted for that link alone, from the height stored before the event and the
+    /// height now, and listed in `affected`.
+    pub fn record_event<'a, P: HeightView<Height = H>>(
         &mut self,
         graph: &ComponentTracker,
         changed: impl Iterator<Item = &'a NodeId> + Clone,
         nodes: &[P],
     ) {
         self.affected.clear();
-        self.deferred.clear();
+        for m in graph.moves() {
+            if self.pending[m.node as usize] {
+                self.unsettled.relocate(m.node, m.from, m.to);
+            }
+        }
+        let done = self.settled_key();
         for &v in changed.clone() {
             if !std::mem::replace(&mut self.pending[v as usize], true) {
-                self.deferred.push(v);
+                self.unsettled.relocate(v, done, graph.label(v));
             }
         }
         for &v in changed {
@@ -246,9 +257,10 @@ mod tests {
         /// After any sequence of events, each a few link flips (a link may flip twice),
         /// height changes and view changes applied together, with the nodes they
         /// changed: every node not pending has the counts of the definitions, and is
-        /// listed in `affected` if they changed; every node that became pending is
-        /// listed in `deferred`; a pending node settled (some after each event, all in
-        /// eager mode) has the counts of the definitions.
+        /// listed in `affected` if they changed; every pending node is in the bucket of
+        /// its component; settling a component (some after each event) leaves none of
+        /// its nodes pending, lists them in `settled`, and gives them the counts of the
+        /// definitions.
         #[test]
         fn the_counts_match_the_definitions(
             n in 2usize..8,
@@ -257,9 +269,9 @@ mod tests {
                 (prop::collection::vec((0u32..8, 0u32..8, 0u8..4, 0u8..3), 1..5), any::<u8>()),
                 1..40,
             ),
-            eager in any::<bool>(),
         ) {
             let mut graph = ComponentTracker::new(n);
+            graph.log_moves();
             let mut nodes: Vec<Node> = (0..n)
                 .map(|v| Node { height: start[v], views: Vec::new() })
                 .collect();
@@ -294,22 +306,13 @@ mod tests {
                         }
                     }
                 }
-                let before: Vec<_> = (0..n as NodeId)
-                    .map(|v| (counts.is_pending(v), counts_of(&counts, v)))
-                    .collect();
-                if eager {
-                    counts.update_from_nodes(&graph, changed.iter(), &nodes);
-                } else {
-                    counts.defer_from_nodes(&graph, changed.iter(), &nodes);
-                }
+                let before: Vec<_> = (0..n as NodeId).map(|v| counts_of(&counts, v)).collect();
+                counts.record_event(&graph, changed.iter(), &nodes);
+                graph.clear_moves();
                 for v in 0..n as NodeId {
                     prop_assert_eq!(*counts.height(v), nodes[v as usize].height);
-                    let (was_pending, counts_before) = before[v as usize];
                     if counts.is_pending(v) {
-                        prop_assert!(!eager, "node {} left pending", v);
-                        if !was_pending {
-                            prop_assert!(counts.deferred.contains(&v), "node {} not deferred", v);
-                        }
+                        prop_assert!(counts.pending_in(graph.label(v)).contains(&v), "node {} not in its bucket", v);
                         continue;
                     }
                     prop_assert_eq!(
@@ -317,17 +320,25 @@ mod tests {
                         by_definition(&graph, &nodes, v),
                         "node {}", v
                     );
-                    if counts_of(&counts, v) != counts_before || was_pending {
+                    if counts_of(&counts, v) != before[v as usize] {
                         prop_assert!(counts.affected.contains(&v), "node {} not listed", v);
                     }
                 }
-                for v in (0..n as NodeId).filter(|v| settle & (1 << v) != 0) {
-                    counts.settle(&graph, v, &nodes);
-                    prop_assert_eq!(
-                        (counts.stale(v), counts.lower(v)),
-                        by_definition(&graph, &nodes, v),
-                        "settled node {}", v
-                    );
+                for label in (0..n as u32).filter(|l| settle & (1 << l) != 0) {
+                    let mut pending = counts.pending_in(label).to_vec();
+                    counts.settle_component(&graph, label, &nodes);
+                    let mut settled = counts.settled.clone();
+                    pending.sort_unstable();
+                    settled.sort_unstable();
+                    prop_assert_eq!(settled, pending);
+                    for v in (0..n as NodeId).filter(|&v| graph.label(v) == label) {
+                        prop_assert!(!counts.is_pending(v));
+                        prop_assert_eq!(
+                            (counts.stale(v), counts.lower(v)),
+                            by_definition(&graph, &nodes, v),
+                            "settled node {}", v
+                        );
+                    }
                 }
             }
         }

@@ -96,6 +96,11 @@ impl StampSet {
         self.items.clear();
     }
 
+    /// Whether `x` is in the set.
+    pub fn contains(&self, x: u32) -> bool {
+        self.stamp[x as usize] == self.now
+    }
+
     /// Adds `x`; whether it was new.
     pub fn insert(&mut self, x: u32) -> bool {
         let s = &mut self.stamp[x as usize];

@@ -108,8 +108,9 @@ pub struct RouteMonitor<H> {
     changed: Vec<NodeId>,
     /// The nodes with a route (built at the start of the run).
     routed: Option<Routed<H>>,
-    /// Scratch: nodes whose height changed in the current event.
-    raised: Vec<NodeId>,
+    /// Scratch: nodes whose height changed in the current event, with their heights
+    /// before it.
+    raised: Vec<(NodeId, H)>,
     last_time: SimTime,
 }
 
@@ -337,7 +338,7 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
                 continue;
             }
             self.reversals += 1;
-            self.raised.push(v);
+            self.raised.push((v, self.views.height(v).clone()));
             if !graph.connected(v, self.dest) {
                 self.partitioned_reversals += 1;
             }
@@ -363,15 +364,7 @@ impl<P: Protocol + RouteView> Observer<P> for RouteMonitor<P::Height> {
         // Routes: a node's lower neighbours change only with its links, its height or a
         // neighbour's height.
         if let Some(routed) = &mut self.routed {
-            let around_raised = self
-                .raised
-                .iter()
-                .flat_map(|&v| std::iter::once(v).chain(graph.neighbours(v).iter().copied()));
-            routed.update(
-                graph,
-                &self.views,
-                changed.iter().copied().chain(around_raised),
-            );
+            routed.update(graph, &self.views, changed.iter().copied(), &self.raised);
         }
         if cfg!(debug_assertions) {
             assert_eq!(self.routed_now(), self.search_routed(graph), "routed nodes");

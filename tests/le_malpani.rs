@@ -23,6 +23,7 @@ const H: NodeId = 7;
 
 /// The slides' tuple `(lid, τ, oid, r, δ, id)`.
 fn ht(lid: NodeId, tau: i64, oid: i64, r: u8, delta: i64, id: NodeId) -> Height {
+    let oid = i32::try_from(oid).expect("test oids are small");
     Height::new(lid, tau, oid, r == 1, delta, id)
 }
 

@@ -110,7 +110,7 @@
 //! - Messages from a node that is neither in `N` nor in `forming` (a link broke while they
 //!   were in flight) are ignored, as the restatement says.
 
-use super::le_malpani::RefLevel;
+use super::le_malpani::{RefLevel, originator};
 use super::neighbour_map::NeighbourMap;
 use super::{
     AlgoParams, Ctx, HeightView, LeaderView, Message, ParamDef, ParamDefault, ParamKind, Protocol,
@@ -293,7 +293,7 @@ impl LeIngram {
     fn start_new_ref_level(&mut self, t: i64) {
         self.height.level = RefLevel {
             tau: t,
-            oid: i64::from(self.height.id),
+            oid: originator(self.height.id),
             r: false,
         };
         self.height.delta = 0;
@@ -308,7 +308,7 @@ impl LeIngram {
             if first.tau > 0 && !first.r {
                 self.height.level = RefLevel { r: true, ..first };
                 self.height.delta = 0;
-            } else if first.tau > 0 && first.r && first.oid == i64::from(self.height.id) {
+            } else if first.tau > 0 && first.r && first.oid == originator(self.height.id) {
                 self.elect_self(t);
             } else {
                 self.start_new_ref_level(t);

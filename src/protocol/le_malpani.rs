@@ -74,6 +74,7 @@ use super::neighbour_map::NeighbourMap;
 use super::{Ctx, HeightView, LeaderView, Message, Protocol};
 use crate::NodeId;
 use crate::graph::{UNREACHED, bfs_forest, breadth_first};
+use crate::mobility::trace::MAX_NODES;
 use std::cmp::Ordering;
 use std::fmt;
 use std::marker::PhantomData;
@@ -85,11 +86,22 @@ pub struct RefLevel {
     /// The "logical time" of the failure that defined the level (nanoseconds + 1), 0 on
     /// rule E's level, −1 on a leader's.
     pub tau: i64,
-    /// The node that defined the level, 0 on rule E's level, −1 on a leader's.
-    pub oid: i64,
+    /// The node that defined the level, 0 on rule E's level, −1 on a leader's. An `i32`
+    /// rather than an `i64`: node ids are below [`MAX_NODES`], and the narrower field makes
+    /// a [`Height`] 32 bytes instead of 40, so the heights the monitors read at random
+    /// never straddle two cache lines (issue 14).
+    pub oid: i32,
     /// Whether the level is the reflected sub-level.
     pub r: bool,
 }
+
+/// Node `id` as a reference level's `oid`.
+pub(super) fn originator(id: NodeId) -> i32 {
+    i32::try_from(id).expect("node ids are below MAX_NODES, so they fit in an i32")
+}
+
+// `originator` relies on it.
+const _: () = assert!(MAX_NODES <= i32::MAX as usize);
 
 impl RefLevel {
     /// A leader's level `(−1, −1, 0)`: below every other level, so the leader is a sink.
@@ -126,9 +138,12 @@ pub struct Height {
     pub id: NodeId,
 }
 
+// Two heights to a cache line; the monitors read neighbours' heights at random (`oid`).
+const _: () = assert!(std::mem::size_of::<Height>() == 32);
+
 impl Height {
     /// The height `(lid, τ, oid, r, δ, id)`.
-    pub fn new(lid: NodeId, tau: i64, oid: i64, r: bool, delta: i64, id: NodeId) -> Self {
+    pub fn new(lid: NodeId, tau: i64, oid: i32, r: bool, delta: i64, id: NodeId) -> Self {
         Self {
             lid,
             level: RefLevel { tau, oid, r },
@@ -327,7 +342,7 @@ impl<R: RuleSet> LeNode<R> {
         let tau = i64::try_from(time_ns).unwrap_or(i64::MAX).saturating_add(1);
         self.height.level = RefLevel {
             tau,
-            oid: i64::from(self.height.id),
+            oid: originator(self.height.id),
             r: false,
         };
         self.height.delta = 0;
@@ -345,7 +360,7 @@ impl<R: RuleSet> LeNode<R> {
     /// Rule E: `j` believes in another leader.
     fn rule_e(&mut self, hj: Height) {
         let adopt = self.height.lid > hj.lid
-            || (self.height.level.oid == i64::from(hj.lid) && self.height.level.r);
+            || (self.height.level.oid == originator(hj.lid) && self.height.level.r);
         if adopt {
             self.height.lid = hj.lid;
             self.height.level = RefLevel::ADOPTED;
@@ -379,7 +394,7 @@ impl<R: RuleSet> LeNode<R> {
             // C: reflect the level.
             self.height.level = RefLevel { r: true, ..max };
             self.height.delta = 0;
-        } else if max.oid == i64::from(self.height.id) {
+        } else if max.oid == originator(self.height.id) {
             // D: the reflection came back to the originator.
             self.elect_self();
         } else {

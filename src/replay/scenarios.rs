@@ -59,7 +59,7 @@ enum Start {
 
 /// A height `(lid, τ, oid, r, δ, id)` as the slides print it; `None`: the leader's own
 /// height `(id, -1, -1, 0, 0, id)`.
-type HeightSpec = Option<(NodeId, i64, i64, bool, i64, NodeId)>;
+type HeightSpec = Option<(NodeId, i64, i32, bool, i64, NodeId)>;
 
 /// A built-in scenario.
 #[derive(Clone, Copy, Debug)]

@@ -5,7 +5,7 @@
 use linkrev::mobility::rwp;
 use linkrev::params::{bench_config, default_rwp};
 use linkrev::registry::Algorithm;
-use linkrev::run::simulate;
+use linkrev::registry::simulate;
 use linkrev::topology::events::{LinkTimeline, link_timeline};
 
 fn main() {

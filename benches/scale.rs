@@ -7,7 +7,7 @@
 use linkrev::mobility::rwp;
 use linkrev::params::{AreaShape, bench_config, scale_rwp};
 use linkrev::registry::Algorithm;
-use linkrev::run::simulate;
+use linkrev::registry::simulate;
 use linkrev::sim::seeds::{Purpose, derive};
 use linkrev::topology::events::{LinkTimeline, link_timeline};
 

@@ -3,7 +3,11 @@
 //!
 //! # Code map
 //!
-//! Data flows one way, left to right; no module reaches back to one on its left:
+//! Data flows left to right. Modules are layered: each imports only from layers below
+//! it (the `farm-studio look` picture), bottom to top: `input`, `output`, `memory`,
+//! `prefetch`; `graph`, `mobility`, `plot`; `protocol`, `topology`; `sim`; `observe`;
+//! `run`, `check`; `family`; `replay`, `results`; `registry`; `conformance`, `params`;
+//! `sweep`; `report`; `cli`.
 //!
 //! ```text
 //! traces/*.tcl, *.movements[.gz] ─┐
@@ -28,18 +32,24 @@
 //! - [`topology::stats`]: mobility statistics (link changes, degree, components, speed).
 //! - [`protocol`]: the sans-IO `Protocol` trait, `Ctx` effects, view traits, algorithm
 //!   parameters (`config`) and a hand-driven test harness; one file per algorithm
-//!   (`le_malpani`, `le_tora5`, `le_ingram`, `me_rl`, `me_krl`, `me_raymond`).
-//! - [`registry`]: the one list of algorithms (name, description, family, parameters,
-//!   runner); everything that lists or runs algorithms reads it.
-//! - [`family`]: problem families (leader election, mutual exclusion): each declares
-//!   its metrics, its per-event table and whether it needs a workload, and runs an
-//!   algorithm of its kind with its monitors.
+//!   (`le_malpani`, `le_tora5`, `le_ingram`, `me_rl`, `me_krl`, `me_raymond`,
+//!   `route_gb` with full and partial reversal).
+//! - [`registry`]: the algorithms a process knows (name, description, family,
+//!   parameters, runner, checker, replayer): the built-ins plus any a user adds
+//!   ([`registry::Registry`], [`cli::main_with`]); everything that lists or runs
+//!   algorithms reads it.
+//! - [`family`]: problem families (leader election, mutual exclusion, routes to a
+//!   destination): each declares its metrics (column, label, kind, support), its
+//!   per-event table and whether it needs a workload, and runs an algorithm of its kind
+//!   with its monitors.
+//! - [`conformance`]: each family's property-test suite, run on every built-in
+//!   algorithm by linkrev's tests and on a user's own algorithm by theirs.
 //! - [`graph`]: breadth-first search on adjacency lists (BFS forests for initial
 //!   states, shortest paths for routing).
 //! - [`sim`]: integer-nanosecond event queue, the network model (delays, FIFO links,
 //!   link-break and topology-change semantics, routed sends) and the CS workload.
 //! - [`observe`]: metric collectors and safety monitors (leader election, mutual
-//!   exclusion), counting violations with a reproducer.
+//!   exclusion, routes), counting violations with a reproducer.
 //! - [`params`]: run parameters written as text (flags, spec values) and their defaults,
 //!   shared by `linkrev run` and sweep specs.
 //! - [`sweep`]: experiment specs (TOML) expanded into a plan of keyed, seeded runs; the
@@ -64,8 +74,16 @@
 /// topology and in protocols alike.
 pub type NodeId = u32;
 
+/// The most nodes a run may have. The largest networks studied with link reversal have
+/// thousands of nodes (the random-waypoint oracles sample 250,000 positions); ten million
+/// would need gigabytes before the first event (a typo, or a node id that is a hash), so
+/// the trace readers and the generator refuse more than a million with a message, and
+/// protocols may store a node id in fewer bits than a [`NodeId`] has.
+pub const MAX_NODES: usize = 1_000_000;
+
 pub mod check;
 pub mod cli;
+pub mod conformance;
 pub mod family;
 pub mod graph;
 pub mod input;

@@ -1,17 +1,27 @@
-//! The one list of algorithms.
+//! The algorithms a linkrev process knows: the built-ins, plus any a user adds.
 //!
-//! Every place that lists, validates, runs or describes algorithms reads [`REGISTRY`]:
-//! `linkrev run --algo`, `linkrev algorithms`, spec validation, `linkrev bench
-//! protocols`, the benches, the report's defaults and the tests' conformance suites.
-//! Nothing else matches on an algorithm's name. An entry is one line: the protocol type,
-//! its name and a one-line description; the family comes from the constructor
-//! ([`leader_election`], [`mutual_exclusion`]), which also picks the family's runner, and
-//! the parameters from the protocol's [`ProtocolConfig`], so the declaration of a
-//! parameter and the code that reads it sit in the protocol's file.
+//! Every place that lists, validates, runs or describes algorithms reads the installed
+//! [`Registry`] through the [`Algorithm`] handle: `linkrev run --algo`, `linkrev
+//! algorithms`, spec validation, `linkrev bench protocols`, the benches, the report's
+//! defaults and the tests' conformance suites. Nothing else matches on an algorithm's
+//! name. An entry is one line: the protocol type, its name and a one-line description;
+//! the family comes from the constructor ([`leader_election`], [`mutual_exclusion`],
+//! [`route`]), which also picks the family's runner, checker and replayer, and the
+//! parameters from the protocol's [`ProtocolConfig`], so the declaration of a parameter
+//! and the code that reads it sit in the protocol's file.
 //!
-//! Adding an algorithm: write `src/protocol/<name>.rs` (see the toy protocol in
-//! [`crate::protocol`]'s docs), add its line below, and its family's conformance suite
-//! runs on it (`tests/conformance.rs`).
+//! Adding an algorithm inside linkrev: write `src/protocol/<name>.rs` (see the toy
+//! protocol in [`crate::protocol`]'s docs), add its line to [`BUILTIN`], and its
+//! family's conformance suite runs on it (`tests/conformance.rs`).
+//!
+//! Adding one in your own crate, without a fork: build a [`Registry`] from
+//! [`Registry::builtin`], [`Registry::add`] your entry, and hand it to
+//! [`crate::cli::main_with`]: your binary is then the whole `linkrev` command line with
+//! your algorithm beside the built-ins (`examples/own_algorithm.rs` is a worked
+//! example). [`crate::conformance`] runs your family's suite on it from your own tests.
+//!
+//! The process's registry is installed once, before anything reads it
+//! ([`Registry::install`]); a program that installs none gets the built-ins.
 
 use crate::family::{self, Family};
 use crate::protocol::le_ingram::LeIngram;
@@ -30,8 +40,8 @@ use crate::topology::events::LinkTimeline;
 use std::fmt;
 use std::time::Instant;
 
-/// Every algorithm linkrev simulates, in the order they are listed to users.
-pub static REGISTRY: &[AlgorithmDef] = &[
+/// The algorithms linkrev ships, in the order they are listed to users.
+pub static BUILTIN: &[AlgorithmDef] = &[
     leader_election::<LeMalpani>(
         "le-malpani",
         "Leader election by link reversal (Malpani, Welch, Vaidya 2000): the slides' rules A-E",
@@ -76,6 +86,7 @@ pub static REGISTRY: &[AlgorithmDef] = &[
 type Runner = fn(&AlgoParams, &LinkTimeline, RunConfig) -> RunOutput;
 
 /// One registry entry.
+#[derive(Clone)]
 pub struct AlgorithmDef {
     /// The name on the command line, in specs and in results (`me-rl`).
     pub name: &'static str,
@@ -96,6 +107,72 @@ pub struct AlgorithmDef {
 }
 
 impl AlgorithmDef {
+    /// Every parameter at its default.
+    pub fn default_params(&self) -> AlgoParams {
+        AlgoParams::defaults(self.params)
+    }
+
+    /// Checks the node-id parameters against a run of `nodes` nodes (the one check that
+    /// needs the run's trace).
+    pub fn check_node_ids(&self, params: &AlgoParams, nodes: usize) -> Result<(), String> {
+        params.check_node_ids(self.params, nodes)
+    }
+
+    /// Runs the algorithm configured by `params` (checked against [`Self::params`], and
+    /// by [`Self::check_node_ids`] against the timeline) on a timeline, with its
+    /// family's monitors and metrics.
+    ///
+    /// # Panics
+    /// If a node-id parameter names no node of the timeline.
+    pub fn run(
+        &self,
+        params: &AlgoParams,
+        timeline: &LinkTimeline,
+        config: RunConfig,
+    ) -> RunOutput {
+        if let Err(e) = self.check_node_ids(params, timeline.node_count) {
+            panic!("{}: {e}", self.name);
+        }
+        let started = Instant::now();
+        let mut output = (self.runner)(params, timeline, config);
+        output.summary.algorithm = self.name;
+        output.summary.wall_time_s = started.elapsed().as_secs_f64();
+        output
+    }
+
+    /// [`Self::run`] with a recorder for the replay viewer ([`crate::replay`]): the
+    /// run's output (its violations kept whole, up to [`crate::replay::MAX_MARKS`]) and
+    /// the events of `window`.
+    ///
+    /// # Panics
+    /// If a node-id parameter names no node of the timeline.
+    pub fn replay(
+        &self,
+        params: &AlgoParams,
+        timeline: &LinkTimeline,
+        config: RunConfig,
+        window: crate::replay::Window,
+    ) -> (RunOutput, crate::replay::document::Recorded) {
+        if let Err(e) = self.check_node_ids(params, timeline.node_count) {
+            panic!("{}: {e}", self.name);
+        }
+        let started = Instant::now();
+        let (mut output, recorded) = (self.replayer)(params, timeline, config, window);
+        output.summary.algorithm = self.name;
+        output.summary.wall_time_s = started.elapsed().as_secs_f64();
+        (output, recorded)
+    }
+
+    /// Checks every interleaving of a small configuration exhaustively
+    /// ([`crate::check`]) with this algorithm's family properties.
+    pub fn check(
+        &self,
+        params: &AlgoParams,
+        setup: &crate::check::CheckSetup,
+    ) -> crate::check::CheckReport {
+        (self.checker)(params, self.name, setup)
+    }
+
     /// The entry with a caveat.
     pub const fn caveat(self, caveat: &'static str) -> Self {
         Self {
@@ -175,14 +252,127 @@ pub const fn route<P: Protocol + RouteView + ReplayView>(
     entry::<P>(name, description, Family::Route, runner, checker, replayer)
 }
 
-/// A registered algorithm: a small copyable handle on its [`REGISTRY`] entry.
+/// Why an entry cannot join a registry, or a registry cannot be installed.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RegistryError {
+    /// Two entries share a name: results and specs name algorithms, so names are keys.
+    #[error("two algorithms are named `{name}`: \"{first}\" and \"{second}\"; rename one of them")]
+    NameClash {
+        /// The shared name.
+        name: &'static str,
+        /// The description of the entry already registered.
+        first: &'static str,
+        /// The description of the entry that was added.
+        second: &'static str,
+    },
+    /// A name that cannot stand in specs, tables and file names.
+    #[error(
+        "`{0}` cannot name an algorithm: use letters, digits, `-` and `_`, starting with a letter"
+    )]
+    BadName(&'static str),
+    /// A parameter that would collide with a column of the results.
+    #[error("{algorithm}: parameter `{param}` {why}")]
+    BadParam {
+        /// The algorithm declaring it.
+        algorithm: &'static str,
+        /// The parameter's name.
+        param: &'static str,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The process already reads a registry: installing another now would change what
+    /// names mean halfway through.
+    #[error("a registry is already installed in this process")]
+    AlreadyInstalled,
+}
+
+/// The algorithms a process knows, in the order they are listed: the built-ins and any
+/// a user adds. Build one, then [`install`](Self::install) it (or hand it to
+/// [`crate::cli::main_with`]) before anything reads algorithms.
+#[derive(Clone)]
+pub struct Registry {
+    defs: Vec<AlgorithmDef>,
+}
+
+impl Registry {
+    /// The algorithms linkrev ships ([`BUILTIN`]).
+    pub fn builtin() -> Self {
+        let mut registry = Registry { defs: Vec::new() };
+        for def in BUILTIN {
+            registry
+                .add(def.clone())
+                .expect("the built-in entries are valid");
+        }
+        registry
+    }
+
+    /// Adds `def` after the entries already there. Refused, naming both entries, if its
+    /// name is taken; refused if its name is not a plain word, or a parameter's default
+    /// lies outside its range or its name is a metric's column.
+    pub fn add(&mut self, def: AlgorithmDef) -> Result<&mut Self, RegistryError> {
+        let plain = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+        if !def.name.starts_with(|c: char| c.is_ascii_alphabetic()) || !def.name.chars().all(plain)
+        {
+            return Err(RegistryError::BadName(def.name));
+        }
+        if let Some(first) = self.defs.iter().find(|d| d.name == def.name) {
+            return Err(RegistryError::NameClash {
+                name: def.name,
+                first: first.description,
+                second: def.description,
+            });
+        }
+        for p in def.params {
+            let bad = |why: String| RegistryError::BadParam {
+                algorithm: def.name,
+                param: p.name,
+                why,
+            };
+            if let Err(e) = p.check(p.default_value()) {
+                return Err(bad(format!("has a default outside its range: {e}")));
+            }
+            if let Some(f) = Family::ALL.iter().find(|f| f.metric(p.name).is_some()) {
+                return Err(bad(format!("is the name of a {} metric", f.name())));
+            }
+        }
+        self.defs.push(def);
+        Ok(self)
+    }
+
+    /// The entries, in listing order.
+    pub fn entries(&self) -> &[AlgorithmDef] {
+        &self.defs
+    }
+
+    /// Makes this the registry every [`Algorithm`] of the process refers to. Once only,
+    /// and before anything has read the registry (which installs the built-ins).
+    pub fn install(self) -> Result<(), RegistryError> {
+        if self.defs.len() > usize::from(u16::MAX) {
+            panic!("more than {} algorithms", u16::MAX);
+        }
+        INSTALLED
+            .set(self.defs)
+            .map_err(|_| RegistryError::AlreadyInstalled)
+    }
+}
+
+/// The process's registry, once installed or first read.
+static INSTALLED: std::sync::OnceLock<Vec<AlgorithmDef>> = std::sync::OnceLock::new();
+
+/// The installed entries (the built-ins if nothing was installed before the first read).
+fn installed() -> &'static [AlgorithmDef] {
+    INSTALLED.get_or_init(|| Registry::builtin().defs)
+}
+
+/// A registered algorithm: a small copyable handle on its entry in the installed
+/// [`Registry`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Algorithm(u16);
 
 impl Algorithm {
     /// Every registered algorithm, in registry order.
     pub fn all() -> impl ExactSizeIterator<Item = Algorithm> + Clone {
-        (0..REGISTRY.len() as u16).map(Algorithm)
+        (0..installed().len() as u16).map(Algorithm)
     }
 
     /// The algorithm named `name`.
@@ -197,7 +387,7 @@ impl Algorithm {
 
     /// The registry entry.
     pub fn def(self) -> &'static AlgorithmDef {
-        &REGISTRY[self.0 as usize]
+        &installed()[self.0 as usize]
     }
 
     /// The registry name (`me-rl`).
@@ -238,29 +428,18 @@ impl Algorithm {
     /// Checks the node-id parameters against a run of `nodes` nodes (the one check that
     /// needs the run's trace).
     pub fn check_node_ids(self, params: &AlgoParams, nodes: usize) -> Result<(), String> {
-        params.check_node_ids(self.params(), nodes)
+        self.def().check_node_ids(params, nodes)
     }
 
-    /// Runs the algorithm configured by `params` (checked against [`Self::params`], and
-    /// by [`Self::check_node_ids`] against the timeline) on a timeline, with its
-    /// family's monitors and metrics.
+    /// Runs the algorithm: [`AlgorithmDef::run`].
     ///
     /// # Panics
     /// If a node-id parameter names no node of the timeline.
     pub fn run(self, params: &AlgoParams, timeline: &LinkTimeline, config: RunConfig) -> RunOutput {
-        if let Err(e) = self.check_node_ids(params, timeline.node_count) {
-            panic!("{}: {e}", self.name());
-        }
-        let started = Instant::now();
-        let mut output = (self.def().runner)(params, timeline, config);
-        output.summary.algorithm = self.name();
-        output.summary.wall_time_s = started.elapsed().as_secs_f64();
-        output
+        self.def().run(params, timeline, config)
     }
 
-    /// [`Self::run`] with a recorder for the replay viewer ([`crate::replay`]): the
-    /// run's output (its violations kept whole, up to [`crate::replay::MAX_MARKS`]) and
-    /// the events of `window`.
+    /// Runs the algorithm with a recorder: [`AlgorithmDef::replay`].
     ///
     /// # Panics
     /// If a node-id parameter names no node of the timeline.
@@ -271,24 +450,16 @@ impl Algorithm {
         config: RunConfig,
         window: crate::replay::Window,
     ) -> (RunOutput, crate::replay::document::Recorded) {
-        if let Err(e) = self.check_node_ids(params, timeline.node_count) {
-            panic!("{}: {e}", self.name());
-        }
-        let started = Instant::now();
-        let (mut output, recorded) = (self.def().replayer)(params, timeline, config, window);
-        output.summary.algorithm = self.name();
-        output.summary.wall_time_s = started.elapsed().as_secs_f64();
-        (output, recorded)
+        self.def().replay(params, timeline, config, window)
     }
 
-    /// Checks every interleaving of a small configuration exhaustively
-    /// ([`crate::check`]) with this algorithm's family properties.
+    /// Checks a small configuration exhaustively: [`AlgorithmDef::check`].
     pub fn check(
         self,
         params: &AlgoParams,
         setup: &crate::check::CheckSetup,
     ) -> crate::check::CheckReport {
-        (self.def().checker)(params, self.name(), setup)
+        self.def().check(params, setup)
     }
 
     /// A clap value parser accepting the registered names (listed in `--help`).
@@ -299,6 +470,12 @@ impl Algorithm {
         )
         .map(|name| Algorithm::parse(&name).expect("a possible value"))
     }
+}
+
+/// Runs `algorithm` with its default parameters on a timeline, with its family's
+/// monitors (see [`Algorithm::run`] for other parameters).
+pub fn simulate(algorithm: Algorithm, timeline: &LinkTimeline, config: RunConfig) -> RunOutput {
+    algorithm.run(&algorithm.default_params(), timeline, config)
 }
 
 impl fmt::Debug for Algorithm {
@@ -324,24 +501,49 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_are_unique_and_parameters_well_formed() {
-        let mut names = std::collections::HashSet::new();
+    fn the_builtins_form_a_valid_registry() {
+        let registry = Registry::builtin();
+        assert_eq!(registry.entries().len(), BUILTIN.len());
         for a in Algorithm::all() {
-            assert!(names.insert(a.name()), "{} registered twice", a.name());
             assert_eq!(Algorithm::parse(a.name()), Some(a));
             assert!(!a.description().is_empty());
-            for p in a.params() {
-                assert!(
-                    p.check(p.default_value()).is_ok(),
-                    "{}: default of `{}` outside its range",
-                    a.name(),
-                    p.name
-                );
-                for f in Family::ALL {
-                    assert!(f.metric(p.name).is_none(), "`{}` is a metric name", p.name);
-                }
-            }
         }
         assert_eq!(Algorithm::parse("le-nobody"), None);
+    }
+
+    #[test]
+    fn an_entry_that_cannot_join_is_refused_with_the_reason() {
+        let mut registry = Registry::builtin();
+        let clash = mutual_exclusion::<Rl>("me-rl", "a second RL");
+        assert_eq!(
+            registry.add(clash).err(),
+            Some(RegistryError::NameClash {
+                name: "me-rl",
+                first: BUILTIN[3].description,
+                second: "a second RL",
+            })
+        );
+        for bad in ["", "9lives", "me rl", "me/rl"] {
+            let def = mutual_exclusion::<Rl>(bad, "x");
+            assert_eq!(registry.add(def).err(), Some(RegistryError::BadName(bad)));
+        }
+        let fine = mutual_exclusion::<Rl>("me-rl-again", "RL under another name");
+        assert!(registry.add(fine).is_ok());
+        assert_eq!(registry.entries().len(), BUILTIN.len() + 1);
+        assert_eq!(registry.entries().last().unwrap().name, "me-rl-again");
+    }
+
+    #[test]
+    fn a_parameter_named_like_a_metric_is_refused() {
+        let mut def = mutual_exclusion::<Rl>("me-odd", "x");
+        def.params = &[crate::protocol::ParamDef {
+            name: "wait_mean",
+            description: "clashes with a metric",
+            kind: crate::protocol::ParamKind::Int { min: 0, max: 1 },
+            default: crate::protocol::ParamDefault::Int(0),
+        }];
+        let err = Registry::builtin().add(def).err().expect("refused");
+        assert!(err.to_string().contains("wait_mean"), "{err}");
+        assert!(err.to_string().contains("mutual-exclusion metric"), "{err}");
     }
 }

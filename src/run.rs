@@ -6,10 +6,7 @@ use crate::family::{Family, FamilyMetrics};
 use crate::observe::le::ChangeRecord;
 use crate::observe::route::RouteChangeRecord;
 use crate::observe::safety::{SafetyLog, Violation};
-use crate::protocol::AlgoParams;
-use crate::registry::Algorithm;
 use crate::sim::{RequestRecord, RunConfig, RunCounters};
-use crate::topology::events::LinkTimeline;
 use serde::Serialize;
 
 /// The run summary (`linkrev run --json`): the fields every run has, and the metrics its
@@ -148,7 +145,7 @@ pub(crate) fn ratio(num: u64, den: u64) -> Option<f64> {
 }
 
 /// The summary's common fields around a family's metrics. The algorithm's name and the
-/// wall time are filled in by [`crate::registry::Algorithm::run`].
+/// wall time are filled in by the caller that knows them (the registry).
 pub(crate) fn base_summary(
     config: &RunConfig,
     nodes: usize,
@@ -174,12 +171,6 @@ pub(crate) fn base_summary(
         messages_lost: counters.messages_lost,
         wall_time_s: 0.0,
     }
-}
-
-/// Runs `algorithm` with its default parameters on a timeline, with its family's
-/// monitors (see [`Algorithm::run`] for other parameters).
-pub fn simulate(algorithm: Algorithm, timeline: &LinkTimeline, config: RunConfig) -> RunOutput {
-    algorithm.run(&AlgoParams::defaults(algorithm.params()), timeline, config)
 }
 
 #[cfg(test)]

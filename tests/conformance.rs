@@ -1,241 +1,23 @@
-//! Conformance suites: each family's safety and liveness properties, as property tests
-//! over random graphs with random link flips and delays, run on every algorithm of the
-//! registry through the same entry point the simulator's users have
-//! ([`Algorithm::run`]), with parameter values drawn from their declared ranges. A
-//! registered algorithm is tested by its family's suite without anyone adding a test; a
-//! new family fails to compile here until it has a suite.
-//!
-//! - Mutual exclusion: the monitors never see two nodes in the critical section or a
-//!   token count other than one, no token is lost (`drain`, no detection delay), and
-//!   once the changes stop with a connected graph every request is served.
-//! - Leader election, one change at a time (`serialize`) with changes that keep the
-//!   network connected (the setting in which the slides' rules are correct): no
-//!   violation, no storm, every change applied, and the last change converges, i.e.
-//!   the run ends with one leader that is the only sink and every view accurate; and no
-//!   election, since the leader stays reachable, for every setting that promises it
-//!   (all but those in [`NO_STABILITY_PROMISE`]).
-//! - Routes, under random changes that may partition the network: the destination's
-//!   component is legal whenever it is quiescent, no storm, and every change outside a
-//!   partition that is not censored converges (the destination's component ends with
-//!   a route from every node and every view accurate).
+//! The conformance suites ([`linkrev::conformance`]) on every registered algorithm: a
+//! registered algorithm is tested by its family's suite without anyone adding a test.
+//! Also here: the suites can fail (the slides' partition flaw), and facts every
+//! variant of a family shares.
 
-#[path = "common/scenario.rs"]
-mod scenario;
+use linkrev::conformance::scenario;
 
+use linkrev::conformance::{self, run};
 use linkrev::family::Family;
-use linkrev::protocol::{AlgoParams, ParamKind, ParamValue};
 use linkrev::registry::Algorithm;
-use linkrev::run::RunOutput;
-use linkrev::sim::{ChangeMode, SimTime};
+use linkrev::sim::ChangeMode;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use scenario::{DURATION, SERVICE_MARGIN, Scenario, config, connected_scenario, scenario};
-
-/// Cases per algorithm and property.
-const CASES: u32 = 128;
-
-/// Parameter values for a case: each declared parameter gets a value from its range,
-/// drawn from the scenario's seed, so the suites cover the parameters, not only the
-/// defaults.
-fn params_for(algorithm: Algorithm, s: &Scenario) -> AlgoParams {
-    let mut draw = s.seed;
-    let mut next = |bound: u64| {
-        draw = draw
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (draw >> 33) % bound.max(1)
-    };
-    let values: Vec<(&str, ParamValue)> = algorithm
-        .params()
-        .iter()
-        .map(|d| {
-            let value = match d.kind {
-                ParamKind::Node => ParamValue::Int(next(s.timeline.node_count as u64) as i64),
-                // Small values: a suite case has at most 8 nodes.
-                ParamKind::Int { min, max } => {
-                    ParamValue::Int(min + next((max - min).min(7) as u64 + 1) as i64)
-                }
-                ParamKind::Float { min, max } => {
-                    ParamValue::Float(min + (max - min) * next(1001) as f64 / 1000.0)
-                }
-                ParamKind::Choice(words) => {
-                    ParamValue::Text(words[next(words.len() as u64) as usize].to_string())
-                }
-            };
-            (d.name, value)
-        })
-        .collect();
-    AlgoParams::resolve(algorithm.params(), values).expect("values within the ranges")
-}
-
-fn run(algorithm: Algorithm, s: &Scenario, changes: ChangeMode) -> RunOutput {
-    let workload = algorithm.family().needs_workload();
-    algorithm.run(
-        &params_for(algorithm, s),
-        &s.timeline,
-        config(s, changes, workload),
-    )
-}
-
-/// Every message a run sent is in exactly one of its family's by-kind columns.
-fn messages_by_kind_add_up(out: &RunOutput) -> Result<(), TestCaseError> {
-    let summary = &out.summary;
-    let by_kind: u64 = summary
-        .family
-        .metrics()
-        .iter()
-        .filter(|m| !m.messages.is_empty())
-        .map(|m| summary.metrics.count(m.column).expect("a count"))
-        .sum();
-    prop_assert_eq!(by_kind, summary.messages, "messages by kind vs in all");
-    Ok(())
-}
-
-fn mutual_exclusion_suite(algorithm: Algorithm) {
-    let mut runner = TestRunner::new(Config::with_cases(CASES));
-    let result = runner.run(&scenario(), |s| {
-        let out = run(algorithm, &s, ChangeMode::Overlap);
-        let summary = &out.summary;
-        prop_assert_eq!(
-            summary.safety_violations,
-            0,
-            "{:?}",
-            summary.first_violation
-        );
-        prop_assert_eq!(summary.tokens_lost, 0);
-        prop_assert!(summary.aborted.is_none(), "{:?}", summary.aborted);
-        messages_by_kind_add_up(&out)?;
-        let tokenless = summary.metrics.count("msgs_tokenless").expect("declared");
-        prop_assert!(tokenless <= summary.messages);
-        let cutoff = SimTime::from_secs_f64(DURATION - SERVICE_MARGIN);
-        for r in out.requests().iter().filter(|r| r.requested < cutoff) {
-            prop_assert!(
-                r.entered.is_some(),
-                "request of node {} at {} never served",
-                r.node,
-                r.requested
-            );
-        }
-        prop_assert!(
-            out.requests().len() >= s.timeline.node_count,
-            "the workload should make requests"
-        );
-        Ok(())
-    });
-    if let Err(e) = result {
-        panic!("{} fails the mutual-exclusion suite: {e}", algorithm.name());
-    }
-}
-
-/// Settings whose rules do not promise to keep a connected network's leader under
-/// serialized changes, each with the test that shows why; the suite checks everything
-/// else for them. `le-ingram` with causal clocks: a new reference level can rank below
-/// a stale one its originator never heard of (`tests/le_ingram.rs`,
-/// `causal_clocks_can_rank_a_new_reference_level_below_a_stale_one`; about 1 in 1,600
-/// of its causal-clock cases).
-const NO_STABILITY_PROMISE: &[(&str, &str, &str)] = &[("le-ingram", "clock", "causal")];
-
-fn promises_stability(algorithm: Algorithm, params: &AlgoParams) -> bool {
-    !NO_STABILITY_PROMISE
-        .iter()
-        .any(|&(name, param, word)| algorithm.name() == name && params.word(param) == word)
-}
-
-fn leader_election_suite(algorithm: Algorithm) {
-    let mut runner = TestRunner::new(Config::with_cases(CASES));
-    let result = runner.run(&connected_scenario(), |s| {
-        let out = run(algorithm, &s, ChangeMode::Serialize);
-        let summary = &out.summary;
-        prop_assert_eq!(
-            summary.safety_violations,
-            0,
-            "{:?}",
-            summary.first_violation
-        );
-        prop_assert!(summary.aborted.is_none(), "{:?}", summary.aborted);
-        messages_by_kind_add_up(&out)?;
-        prop_assert_eq!(summary.changes_pending_at_end, 0);
-        // The network stays connected, so its leader never goes away: any election is
-        // one a leader was reachable for.
-        let count = |c: &str| summary.metrics.count(c).expect("a leader-election metric");
-        prop_assert!(count("unnecessary_elections") <= count("elections"));
-        prop_assert!(count("elections") <= count("leader_changes"));
-        prop_assert_eq!(count("elections"), count("unnecessary_elections"));
-        if promises_stability(algorithm, &params_for(algorithm, &s)) {
-            prop_assert_eq!(
-                count("unnecessary_elections"),
-                0,
-                "elections in a connected network"
-            );
-        }
-        // Every change touches the one component, so each censors the one before; the
-        // last is never censored, and it converges only in a quiescent, legal state.
-        for c in out.changes().iter().filter(|c| !c.censored) {
-            prop_assert!(
-                c.converged,
-                "the change {} {}-{} at {} s never converged",
-                c.kind,
-                c.a,
-                c.b,
-                c.time_s
-            );
-        }
-        Ok(())
-    });
-    if let Err(e) = result {
-        panic!("{} fails the leader-election suite: {e}", algorithm.name());
-    }
-}
-
-fn route_suite(algorithm: Algorithm) {
-    let mut runner = TestRunner::new(Config::with_cases(CASES));
-    let result = runner.run(&scenario(), |s| {
-        let out = run(algorithm, &s, ChangeMode::Overlap);
-        let summary = &out.summary;
-        prop_assert_eq!(
-            summary.safety_violations,
-            0,
-            "{:?} with {:?}",
-            summary.first_violation,
-            params_for(algorithm, &s)
-        );
-        prop_assert!(summary.aborted.is_none(), "{:?}", summary.aborted);
-        messages_by_kind_add_up(&out)?;
-        // Once the changes stop, the destination's component settles: the last change
-        // that is neither censored nor inside a partition converges.
-        for c in out
-            .route_changes()
-            .iter()
-            .filter(|c| !c.change.censored && !c.partitioned)
-        {
-            prop_assert!(
-                c.change.converged,
-                "the change {} {}-{} at {} s never converged",
-                c.change.kind,
-                c.change.a,
-                c.change.b,
-                c.change.time_s
-            );
-            prop_assert!(c.nodes_reversed <= c.reversals);
-        }
-        let count = |c: &str| summary.metrics.count(c).expect("a route metric");
-        prop_assert!(count("partitioned_reversals") <= count("reversals"));
-        Ok(())
-    });
-    if let Err(e) = result {
-        panic!("{} fails the route suite: {e}", algorithm.name());
-    }
-}
+use scenario::{Scenario, scenario};
 
 /// Every registered algorithm passes its family's suite.
 #[test]
 fn every_registered_algorithm_passes_its_familys_suite() {
     for algorithm in Algorithm::all() {
-        match algorithm.family() {
-            Family::LeaderElection => leader_election_suite(algorithm),
-            Family::MutualExclusion => mutual_exclusion_suite(algorithm),
-            Family::Route => route_suite(algorithm),
-        }
+        conformance::check(algorithm.def());
     }
 }
 
@@ -270,7 +52,7 @@ fn the_leader_election_check_finds_the_slides_partition_flaw() {
         TestRng::deterministic_rng(RngAlgorithm::ChaCha),
     );
     let result = runner.run(&scenario(), |s| {
-        let out = run(algorithm, &s, ChangeMode::Serialize);
+        let out = run(algorithm.def(), &s, ChangeMode::Serialize);
         prop_assert_eq!(out.summary.safety_violations, 0);
         for c in out.changes().iter().filter(|c| !c.censored) {
             prop_assert!(c.converged);
@@ -316,7 +98,7 @@ fn a_cut_off_node_elects_itself_once_in_every_variant() {
         seed: 1,
     };
     for algorithm in Algorithm::all().filter(|a| a.family() == Family::LeaderElection) {
-        let out = run(algorithm, &s, ChangeMode::Overlap);
+        let out = run(algorithm.def(), &s, ChangeMode::Overlap);
         let count = |c: &str| out.summary.metrics.count(c).unwrap();
         let name = algorithm.name();
         assert_eq!(out.summary.safety_violations, 0, "{name}");

@@ -13,8 +13,7 @@ use linkrev::protocol::{AlgoParams, Protocol, TokenView};
 use linkrev::sim::{ChangeMode, CsTime, Duration, WorkloadConfig};
 use linkrev::topology::events::{LinkChange, LinkEvent, LinkTimeline};
 
-#[path = "common/scenario.rs"]
-mod scenario;
+use linkrev::conformance::scenario;
 use scenario::{DURATION, Scenario, config};
 
 /// The monitors themselves: a "protocol" that enters the critical section on every

@@ -757,7 +757,7 @@ fn replay_with(algorithm: &str, file: &str, seed: u64) -> linkrev::run::RunSumma
         seed,
         script: None,
     };
-    linkrev::run::simulate(
+    linkrev::registry::simulate(
         linkrev::registry::Algorithm::parse(algorithm).unwrap(),
         &timeline,
         config,

@@ -18,8 +18,7 @@ use linkrev::protocol::{Protocol, Routing};
 use linkrev::sim::{ChangeMode, Observer, RunConfig, Simulation};
 use proptest::prelude::*;
 
-#[path = "common/scenario.rs"]
-mod scenario;
+use linkrev::conformance::scenario;
 use scenario::{Scenario, config};
 
 /// Runs `P` (configured by `protocol`) on `s` with prefetching on and with it off,

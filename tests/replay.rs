@@ -81,17 +81,12 @@ fn rebuild(doc: &Document, upto: usize) -> Rebuilt {
     state
 }
 
-fn document(
-    algorithm: Algorithm,
-    layout: Layout,
-    window: Window,
-    (output, run): (RunOutput, Recorded),
-) -> Document {
+fn document(layout: Layout, window: Window, (output, run): (RunOutput, Recorded)) -> Document {
     let heading = Heading {
         title: "test".into(),
         command: "test".into(),
     };
-    replay::document(algorithm, heading, layout, window, &output, run)
+    replay::document(heading, layout, window, &output, run)
 }
 
 fn config_for(algorithm: Algorithm, seed: u64, duration: f64) -> RunConfig {
@@ -131,7 +126,7 @@ fn deltas_add_up_to_the_state_computed_afresh_for_every_algorithm() {
         };
         let recorded = algorithm.replay(&params, &timeline, config_for(algorithm, 3, 40.0), whole);
         let layout = Layout::of_trace(&trace, 0.0, 40.0);
-        let doc = document(algorithm, layout, whole, recorded);
+        let doc = document(layout, whole, recorded);
         assert!(
             doc.events.len() > 50,
             "{algorithm}: {} events",
@@ -185,9 +180,9 @@ fn a_cut_window_starts_from_the_state_the_run_reached() {
     };
     let layout = Layout::of_trace(&trace, 0.0, 30.0);
     let all = algorithm.replay(&params, &timeline, config(), whole);
-    let all = document(algorithm, layout.clone(), whole, all);
+    let all = document(layout.clone(), whole, all);
     let part = algorithm.replay(&params, &timeline, config(), cut);
-    let part = document(algorithm, layout, cut, part);
+    let part = document(layout, cut, part);
     let before = all.events.iter().take_while(|e| e.time < cut.from).count();
     let rebuilt = rebuild(&all, before);
     let start: BTreeMap<_, _> = part
@@ -237,7 +232,7 @@ fn builtin(name: &str) -> Document {
     let scenario = scenarios::find(name).expect("a built-in scenario");
     let window = replay::window(None, None, scenario.duration()).unwrap();
     let recorded = scenario.record(window);
-    document(scenario.algorithm(), scenario.layout(), window, recorded)
+    document(scenario.layout(), window, recorded)
 }
 
 /// The slides' seven-node example: fig. 1 (A elects itself; B and D on A's reflected
@@ -587,7 +582,7 @@ fn messages_are_matched_when_new_ones_overtake_lost_ones() {
         };
         let recorded = algorithm.replay(&algorithm.default_params(), &timeline, config, whole);
         let layout = Layout::circle(3);
-        let doc = document(algorithm, layout, whole, recorded);
+        let doc = document(layout, whole, recorded);
         let lost = doc.events.iter().filter(|e| !e.lost.is_empty()).count();
         assert!(lost > 10, "{name}: {lost} losses");
         // `rebuild` checks each arrival against the time its message was due.

@@ -45,6 +45,7 @@
 pub mod graph;
 pub mod model;
 pub mod scenario;
+pub mod state;
 pub mod symmetry;
 
 use crate::NodeId;

@@ -27,7 +27,6 @@ use super::model::Step;
 use crate::NodeId;
 use crate::input::{InputError, Location};
 use crate::protocol::AppEvent;
-use crate::registry::Algorithm;
 use crate::sim::{
     ChangeMode, CsTime, DelayModel, Duration, LinkBreak, NetworkConfig, RunConfig, Script, SimTime,
     WorkloadConfig,
@@ -38,8 +37,8 @@ use std::collections::BTreeMap;
 /// A replayable execution.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
-    /// The algorithm.
-    pub algorithm: Algorithm,
+    /// The algorithm's registry name.
+    pub algorithm: String,
     /// Its parameters as `KEY=VALUE` texts (as `--param` takes them).
     pub params: Vec<String>,
     /// Number of nodes.
@@ -62,7 +61,7 @@ impl Scenario {
         for line in comment.lines() {
             out.push_str(&format!("# {line}\n"));
         }
-        out.push_str(&format!("algorithm {}\n", self.algorithm.name()));
+        out.push_str(&format!("algorithm {}\n", self.algorithm));
         for p in &self.params {
             out.push_str(&format!("param {p}\n"));
         }
@@ -76,8 +75,13 @@ impl Scenario {
         out
     }
 
-    /// Reads a scenario; errors name the line and field.
-    pub fn parse(text: &str, source: &str) -> Result<Scenario, InputError> {
+    /// Reads a scenario; errors name the line and field. `is_algorithm` says which
+    /// names are algorithms (the registry's, which this layer does not read).
+    pub fn parse(
+        text: &str,
+        source: &str,
+        is_algorithm: impl Fn(&str) -> bool,
+    ) -> Result<Scenario, InputError> {
         let mut algorithm = None;
         let mut params = Vec::new();
         let mut nodes = None;
@@ -110,10 +114,10 @@ impl Scenario {
             match words[0] {
                 "algorithm" => {
                     let name = words.get(1).copied().unwrap_or("");
-                    algorithm =
-                        Some(Algorithm::parse(name).ok_or_else(|| {
-                            err("algorithm", format!("unknown algorithm `{name}`"))
-                        })?);
+                    if !is_algorithm(name) {
+                        return Err(err("algorithm", format!("unknown algorithm `{name}`")));
+                    }
+                    algorithm = Some(name.to_string());
                 }
                 "param" => params.push(words[1..].join(" ")),
                 "nodes" => {
@@ -264,7 +268,14 @@ impl Scenario {
     /// by the script; the checker's semantics otherwise (drain, changes told at once,
     /// applied when they happen). `delay` only matters for messages the script does not
     /// deliver (none, in a scenario the checker wrote).
-    pub fn config(&self, delay: DelayModel, seed: u64) -> Result<RunConfig, String> {
+    /// `workload`: whether the algorithm's family needs one (the script then makes its
+    /// requests and releases).
+    pub fn config(
+        &self,
+        delay: DelayModel,
+        seed: u64,
+        workload: bool,
+    ) -> Result<RunConfig, String> {
         Ok(RunConfig {
             network: NetworkConfig {
                 delay,
@@ -272,14 +283,10 @@ impl Scenario {
                 detection_delay: Duration(0),
                 changes: ChangeMode::Overlap,
             },
-            workload: self
-                .algorithm
-                .family()
-                .needs_workload()
-                .then_some(WorkloadConfig {
-                    rate: 1.0,
-                    cs_time: CsTime::Constant(Duration(1)),
-                }),
+            workload: workload.then_some(WorkloadConfig {
+                rate: 1.0,
+                cs_time: CsTime::Constant(Duration(1)),
+            }),
             duration: self.duration(),
             seed,
             script: Some(std::sync::Arc::new(self.script()?)),

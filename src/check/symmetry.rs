@@ -27,7 +27,7 @@
 //! When a colour class is so large that trying every order costs more than
 //! [`MAX_CANDIDATES`] renamings, one fixed order is taken (sound, merging less).
 
-use super::model::{CheckState, Step};
+use super::state::{CheckState, Step};
 use crate::NodeId;
 use crate::protocol::{Message, Protocol};
 use std::collections::BTreeMap;

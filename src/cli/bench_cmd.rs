@@ -6,7 +6,7 @@ use super::run_cmd::parse_rwp_spec;
 use crate::mobility::rwp;
 use crate::params::{self, AreaShape};
 use crate::registry::Algorithm;
-use crate::run::simulate;
+use crate::registry::simulate;
 use crate::sim::hold::{self, HoldDelay};
 use crate::sim::seeds::{self, Purpose};
 use crate::topology::events::link_timeline;

@@ -130,7 +130,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     }
     if let Some(dir) = &args.out {
         let scenario = |path: &[crate::check::model::Step]| Scenario {
-            algorithm: algo,
+            algorithm: algo.name().to_string(),
             params: args.params.clone(),
             nodes: setup.graph.nodes,
             links: setup.graph.edges.clone(),

@@ -70,7 +70,20 @@ pub enum Outcome {
     Interrupted,
 }
 
-/// Entry point of the binary.
+/// Entry point of a binary that is the whole `linkrev` command line with `registry`'s
+/// algorithms: the built-ins plus a user's own ([`crate::registry::Registry::add`]).
+/// Every command (`algorithms`, `run`, `sweep`, `merge`, `report`, `check`, `replay`,
+/// `bench`, `slurm`) then knows them by name. `examples/own_algorithm.rs` is a worked
+/// example.
+pub fn main_with(registry: crate::registry::Registry) -> ExitCode {
+    if let Err(e) = registry.install() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    main()
+}
+
+/// Entry point of the binary, with the built-in algorithms.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -8,7 +8,7 @@ use crate::protocol::AlgoParams;
 use crate::registry::Algorithm;
 use crate::replay::Window;
 use crate::replay::document::Recorded;
-use crate::replay::{self, Heading, Layout, scenarios, shell_quote, window_flags};
+use crate::replay::{self, Heading, Layout, scenarios, shell_quote};
 use crate::run::RunOutput;
 use crate::sim::{RunConfig, SimTime};
 use clap::Args;
@@ -94,7 +94,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         crate::output::write_atomically(path, |f| f.write_all(json.as_bytes()))
             .map_err(|e| InputError::file(path, format!("cannot write: {e}")))?;
     }
-    let document = replay::document(algo, heading, layout, window, &output, recorded);
+    let document = replay::document(heading, layout, window, &output, recorded);
     if let Some(path) = &args.json_out {
         let json = serde_json::to_string(&document)?;
         crate::output::write_atomically(path, |f| f.write_all(json.as_bytes()))
@@ -147,7 +147,7 @@ fn record_builtin(args: &ReplayArgs, scenario: &scenarios::Builtin) -> anyhow::R
     let full = scenario.duration();
     let window = replay::window(args.from, args.to, full).map_err(window_error)?;
     let (output, recorded) = scenario.record(window);
-    let algo = scenario.algorithm();
+    let algo = Algorithm::parse(scenario.algorithm()).expect("a built-in algorithm");
     Ok(Recording {
         algo,
         params: algo.default_params(),
@@ -226,22 +226,4 @@ fn command_line() -> String {
         )
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// The `linkrev replay` command that shows the run this `linkrev run …` process is
-/// running around a violation at `time_s`: the same arguments, `run` turned into
-/// `replay`, and the window around it.
-pub fn command_for_violation(time_s: f64) -> String {
-    let mut words = vec!["linkrev".to_string()];
-    for (i, arg) in std::env::args_os().skip(1).enumerate() {
-        let arg = arg.to_string_lossy();
-        words.push(if i == 0 && arg == "run" {
-            "replay".to_string()
-        } else {
-            shell_quote(&arg)
-        });
-    }
-    words.push(window_flags(time_s));
-    words.push("-o violation.html".to_string());
-    words.join(" ")
 }

@@ -298,7 +298,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
     {
         println!(
             "replay it               {}",
-            super::replay_cmd::command_for_violation(v.time_s)
+            command_for_violation(v.time_s)
         );
     }
     Ok(Outcome::Success)
@@ -339,8 +339,10 @@ fn prepare_scenario(args: &RunArgs, path: &std::path::Path) -> anyhow::Result<Pr
     use crate::check::scenario::Scenario;
     let text = std::fs::read_to_string(path)
         .map_err(|e| InputError::file(path, format!("cannot read the scenario: {e}")))?;
-    let scenario = Scenario::parse(&text, &path.display().to_string())?;
-    let algo = scenario.algorithm;
+    let scenario = Scenario::parse(&text, &path.display().to_string(), |name| {
+        Algorithm::parse(name).is_some()
+    })?;
+    let algo = Algorithm::parse(&scenario.algorithm).expect("checked by the parse");
     if args.algo.is_some_and(|a| a != algo) || !args.params.is_empty() {
         return Err(InputError::parameter(
             "scenario",
@@ -356,7 +358,9 @@ fn prepare_scenario(args: &RunArgs, path: &std::path::Path) -> anyhow::Result<Pr
         |e: String| InputError::new(crate::input::Location::file(path.display().to_string()), e);
     let params = algorithm_params(algo, &scenario.params)?;
     let timeline = scenario.timeline().map_err(located)?;
-    let config = scenario.config(args.delay, args.seed).map_err(located)?;
+    let config = scenario
+        .config(args.delay, args.seed, algo.family().needs_workload())
+        .map_err(located)?;
     algo.check_node_ids(&params, timeline.node_count)
         .map_err(|e| InputError::parameter("param", e))?;
     Ok(Prepared {
@@ -444,4 +448,22 @@ fn print_summary(s: &RunSummary, params: &AlgoParams) {
         println!("ABORTED               {why}");
     }
     println!("wall time             {:.3} s", s.wall_time_s);
+}
+
+/// The `linkrev replay` command that shows the run this `linkrev run …` process is
+/// running around a violation at `time_s`: the same arguments, `run` turned into
+/// `replay`, and the window around it.
+pub fn command_for_violation(time_s: f64) -> String {
+    let mut words = vec!["linkrev".to_string()];
+    for (i, arg) in std::env::args_os().skip(1).enumerate() {
+        let arg = arg.to_string_lossy();
+        words.push(if i == 0 && arg == "run" {
+            "replay".to_string()
+        } else {
+            crate::replay::shell_quote(&arg)
+        });
+    }
+    words.push(crate::replay::window_flags(time_s));
+    words.push("-o violation.html".to_string());
+    words.join(" ")
 }

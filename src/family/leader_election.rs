@@ -5,7 +5,8 @@
 //! [`LeaderView`] trait.
 
 use super::{
-    Extra, Family, FamilyMetrics, Metric, MetricValue, count, message_counts, messages, real,
+    Extra, Family, FamilyMetrics, Metric, MetricValue, count, fraction, message_counts, messages,
+    real,
 };
 use crate::observe::le::LeMonitor;
 use crate::protocol::{AlgoParams, LeaderView, Protocol, ProtocolConfig};
@@ -18,9 +19,9 @@ pub const METRICS: &[Metric] = &[
     real("msgs_per_change", "messages per topology change"),
     real("conv_time_mean", "convergence time (s)"),
     real("conv_time_p95", "95th-percentile convergence time (s)"),
-    real("converged_fraction", "fraction of changes converged"),
+    fraction("converged_fraction", "fraction of changes converged"),
     count("censored_changes", "censored topology changes"),
-    real("leaderless_fraction", "fraction of time without a leader"),
+    fraction("leaderless_fraction", "fraction of time without a leader"),
     count("leader_changes", "leader changes"),
     count("elections", "leader elections"),
     count(
@@ -62,18 +63,33 @@ pub fn run_with<P: Protocol + LeaderView, O: Observer<P>>(
     times.sort_by(f64::total_cmp);
     let converged = records.iter().filter(|r| r.converged).count() as u64;
     let mut values = vec![
-        MetricValue::Real(ratio(counters.messages, counters.topology_changes)),
-        MetricValue::Real(mean(&times)),
-        MetricValue::Real(quantile(&times, 0.95)),
-        MetricValue::Real(ratio(converged, records.len() as u64)),
-        MetricValue::Count(records.iter().filter(|r| r.censored).count() as u64),
-        MetricValue::Real(Some(
-            monitor.leaderless_node_time
-                / (n as f64 * config.duration.as_secs_f64()).max(f64::MIN_POSITIVE),
-        )),
-        MetricValue::Count(monitor.leader_changes),
-        MetricValue::Count(monitor.elections),
-        MetricValue::Count(monitor.unnecessary_elections),
+        (
+            "msgs_per_change",
+            MetricValue::Real(ratio(counters.messages, counters.topology_changes)),
+        ),
+        ("conv_time_mean", MetricValue::Real(mean(&times))),
+        ("conv_time_p95", MetricValue::Real(quantile(&times, 0.95))),
+        (
+            "converged_fraction",
+            MetricValue::Real(ratio(converged, records.len() as u64)),
+        ),
+        (
+            "censored_changes",
+            MetricValue::Count(records.iter().filter(|r| r.censored).count() as u64),
+        ),
+        (
+            "leaderless_fraction",
+            MetricValue::Real(Some(
+                monitor.leaderless_node_time
+                    / (n as f64 * config.duration.as_secs_f64()).max(f64::MIN_POSITIVE),
+            )),
+        ),
+        ("leader_changes", MetricValue::Count(monitor.leader_changes)),
+        ("elections", MetricValue::Count(monitor.elections)),
+        (
+            "unnecessary_elections",
+            MetricValue::Count(monitor.unnecessary_elections),
+        ),
     ];
     values.extend(message_counts::<P::Msg>(METRICS, counters));
     let metrics = FamilyMetrics::new(Family::LeaderElection, values);

@@ -73,6 +73,30 @@ pub enum MetricKind {
     Count,
 }
 
+/// Where a metric's values can lie: an interval around its mean must not leave it (a
+/// count's interval never goes below zero).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Support {
+    /// `>= 0`: counts, times, messages per event.
+    NonNegative,
+    /// `[0, 1]`: fractions.
+    UnitInterval,
+    /// Any real number.
+    Any,
+}
+
+impl Support {
+    /// Whether `x` lies in the support.
+    pub fn contains(self, x: f64) -> bool {
+        match self {
+            Support::NonNegative => x >= 0.0,
+            Support::UnitInterval => (0.0..=1.0).contains(&x),
+            Support::Any => !x.is_nan(),
+        }
+    }
+}
+
 /// One per-run metric a family declares: a column of the `runs` table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Metric {
@@ -82,27 +106,57 @@ pub struct Metric {
     pub label: &'static str,
     /// Column type.
     pub kind: MetricKind,
+    /// Where its values lie.
+    pub support: Support,
     /// For a count of messages by kind: the kinds it sums, by the names protocols give
     /// them ([`Message::KINDS`]) or the routing layer's [`ROUTE_REQUEST`] and
     /// [`ROUTE_REPLY`]. Empty for every other metric.
     pub messages: &'static [&'static str],
+    /// Whether the report divides it by the family's events for a breakdown of the
+    /// messages per event ([`message_ratios`]): every by-kind count, and other message
+    /// counts a family marks ([`Metric::per_event_ratio`]).
+    pub ratio: bool,
 }
 
+impl Metric {
+    /// The metric, also shown per event of its family in message breakdowns.
+    pub const fn per_event_ratio(self) -> Self {
+        Metric {
+            ratio: true,
+            ..self
+        }
+    }
+}
+
+/// A real metric `>= 0` (a time, a mean count).
 const fn real(column: &'static str, label: &'static str) -> Metric {
     Metric {
         column,
         label,
         kind: MetricKind::Real,
+        support: Support::NonNegative,
         messages: &[],
+        ratio: false,
     }
 }
 
+/// A real metric in `[0, 1]`.
+const fn fraction(column: &'static str, label: &'static str) -> Metric {
+    Metric {
+        support: Support::UnitInterval,
+        ..real(column, label)
+    }
+}
+
+/// A count.
 const fn count(column: &'static str, label: &'static str) -> Metric {
     Metric {
         column,
         label,
         kind: MetricKind::Count,
+        support: Support::NonNegative,
         messages: &[],
+        ratio: false,
     }
 }
 
@@ -113,10 +167,9 @@ const fn messages(
     kinds: &'static [&'static str],
 ) -> Metric {
     Metric {
-        column,
-        label,
-        kind: MetricKind::Count,
         messages: kinds,
+        ratio: true,
+        ..count(column, label)
     }
 }
 
@@ -126,9 +179,12 @@ pub const ROUTE_REQUEST: &str = "RouteRequest";
 /// The kind of the routing layer's route-discovery replies.
 pub const ROUTE_REPLY: &str = "RouteReply";
 
-/// The values of `metrics`' message counts ([`Metric::messages`]), in order, from a
+/// The values of `metrics`' message counts ([`Metric::messages`]), by column, from a
 /// run of a protocol whose messages are `M`.
-fn message_counts<M: Message>(metrics: &[Metric], counters: &RunCounters) -> Vec<MetricValue> {
+fn message_counts<M: Message>(
+    metrics: &[Metric],
+    counters: &RunCounters,
+) -> Vec<(&'static str, MetricValue)> {
     let of_kind = |name: &str| match name {
         ROUTE_REQUEST => counters.route_requests,
         ROUTE_REPLY => counters.route_replies,
@@ -141,7 +197,10 @@ fn message_counts<M: Message>(metrics: &[Metric], counters: &RunCounters) -> Vec
     metrics
         .iter()
         .filter(|m| !m.messages.is_empty())
-        .map(|m| MetricValue::Count(m.messages.iter().map(|k| of_kind(k)).sum()))
+        .map(|m| {
+            let sum = m.messages.iter().map(|k| of_kind(k)).sum();
+            (m.column, MetricValue::Count(sum))
+        })
         .collect()
 }
 
@@ -170,7 +229,7 @@ pub fn message_ratios() -> Vec<MessageRatio> {
             family
                 .metrics()
                 .iter()
-                .filter(|m| !m.messages.is_empty() || m.column == "msgs_tokenless")
+                .filter(|m| m.ratio)
                 .map(move |m| MessageRatio {
                     column: format!("{}_{suffix}", m.column),
                     label: format!("{} {what}", m.label),
@@ -388,27 +447,34 @@ pub struct FamilyMetrics {
 }
 
 impl FamilyMetrics {
-    /// Values for `family`'s metrics, in [`Family::metrics`] order.
+    /// The values of `family`'s metrics, each given with its column, in any order.
     ///
     /// # Panics
-    /// If the values do not match the declarations in number and kind: a family module
-    /// computing other metrics than it declares is a programming error.
-    pub fn new(family: Family, values: Vec<MetricValue>) -> Self {
+    /// If a declared metric has no value, or one of the wrong kind, or a value names no
+    /// declared metric or one twice: a family module computing other metrics than it
+    /// declares is a programming error.
+    pub fn new(family: Family, mut named: Vec<(&'static str, MetricValue)>) -> Self {
         let declared = family.metrics();
-        assert_eq!(
-            declared.len(),
-            values.len(),
-            "{} declares {} metrics",
-            family.name(),
-            declared.len()
-        );
-        for (m, v) in declared.iter().zip(&values) {
-            let kind = match v {
+        let mut values = Vec::with_capacity(declared.len());
+        for m in declared {
+            let at = named
+                .iter()
+                .position(|(column, _)| *column == m.column)
+                .unwrap_or_else(|| panic!("{}: no value for {}", family.name(), m.column));
+            let (_, value) = named.swap_remove(at);
+            let kind = match value {
                 MetricValue::Real(_) => MetricKind::Real,
                 MetricValue::Count(_) => MetricKind::Count,
             };
             assert_eq!(m.kind, kind, "metric {} has the wrong kind", m.column);
+            values.push(value);
         }
+        assert!(
+            named.is_empty(),
+            "{}: values for undeclared or repeated metrics {:?}",
+            family.name(),
+            named.iter().map(|(c, _)| c).collect::<Vec<_>>()
+        );
         Self { family, values }
     }
 
@@ -497,11 +563,78 @@ mod tests {
         }
     }
 
+    /// Every declared metric of `family` with a value of its kind (counts 1, reals 0.5).
+    fn complete(family: Family) -> Vec<(&'static str, MetricValue)> {
+        family
+            .metrics()
+            .iter()
+            .map(|m| match m.kind {
+                MetricKind::Count => (m.column, MetricValue::Count(1)),
+                MetricKind::Real => (m.column, MetricValue::Real(Some(0.5))),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn metrics_are_matched_to_their_declarations_by_name() {
+        let family = Family::MutualExclusion;
+        let mut values = complete(family);
+        values.reverse();
+        values[0].1 = MetricValue::Count(7);
+        let last = values[0].0;
+        let metrics = FamilyMetrics::new(family, values);
+        assert_eq!(metrics.get(last), Some(MetricValue::Count(7)));
+        let columns: Vec<_> = metrics.iter().map(|(m, _)| m.column).collect();
+        let declared: Vec<_> = family.metrics().iter().map(|m| m.column).collect();
+        assert_eq!(columns, declared, "stored in declaration order");
+    }
+
     #[test]
     fn metrics_must_match_their_declarations() {
-        let bad = std::panic::catch_unwind(|| {
-            FamilyMetrics::new(Family::MutualExclusion, vec![MetricValue::Count(1)])
-        });
-        assert!(bad.is_err());
+        let family = Family::MutualExclusion;
+        let short = || FamilyMetrics::new(family, vec![("cs_entries", MetricValue::Count(1))]);
+        let extra = || {
+            let mut v = complete(family);
+            v.push(("elections", MetricValue::Count(1)));
+            FamilyMetrics::new(family, v)
+        };
+        let twice = || {
+            let mut v = complete(family);
+            v.push(v[0]);
+            FamilyMetrics::new(family, v)
+        };
+        let wrong_kind = || {
+            let mut v = complete(family);
+            let at = v.iter().position(|(c, _)| *c == "wait_mean").unwrap();
+            v[at].1 = MetricValue::Count(1);
+            FamilyMetrics::new(family, v)
+        };
+        for bad in [
+            &short as &dyn Fn() -> FamilyMetrics,
+            &extra,
+            &twice,
+            &wrong_kind,
+        ] {
+            let quiet = std::panic::catch_unwind(std::panic::AssertUnwindSafe(bad));
+            assert!(quiet.is_err());
+        }
+        FamilyMetrics::new(family, complete(family));
+    }
+
+    #[test]
+    fn supports_hold_what_their_metrics_can_take() {
+        for f in Family::ALL {
+            for m in f.metrics() {
+                if m.kind == MetricKind::Count || m.column.contains("fraction") {
+                    assert_ne!(m.support, Support::Any, "{}", m.column);
+                }
+                if m.column.contains("fraction") || m.column == "route_availability" {
+                    assert_eq!(m.support, Support::UnitInterval, "{}", m.column);
+                }
+            }
+        }
+        assert!(Support::UnitInterval.contains(1.0) && !Support::UnitInterval.contains(1.01));
+        assert!(Support::NonNegative.contains(0.0) && !Support::NonNegative.contains(-1e-9));
+        assert!(Support::Any.contains(-5.0) && !Support::Any.contains(f64::NAN));
     }
 }

@@ -24,7 +24,8 @@ pub const METRICS: &[Metric] = &[
     count(
         "msgs_tokenless",
         "messages sent in a component without a token",
-    ),
+    )
+    .per_event_ratio(),
     messages("msgs_request", "Request messages", &["Request"]),
     // RL's Token and Raymond's PRIVILEGE: the same role, one column.
     messages(
@@ -75,13 +76,22 @@ pub fn run_with<P: Protocol + TokenView, O: Observer<P>>(
         .collect();
     waits.sort_by(f64::total_cmp);
     let mut values = vec![
-        MetricValue::Count(requests.len() as u64),
-        MetricValue::Count(counters.cs_entries),
-        MetricValue::Count(requests.iter().filter(|r| r.entered.is_none()).count() as u64),
-        MetricValue::Real(mean(&waits)),
-        MetricValue::Real(quantile(&waits, 0.95)),
-        MetricValue::Real(ratio(counters.messages, counters.cs_entries)),
-        MetricValue::Count(monitor.messages_tokenless),
+        ("cs_requests", MetricValue::Count(requests.len() as u64)),
+        ("cs_entries", MetricValue::Count(counters.cs_entries)),
+        (
+            "cs_waiting_at_end",
+            MetricValue::Count(requests.iter().filter(|r| r.entered.is_none()).count() as u64),
+        ),
+        ("wait_mean", MetricValue::Real(mean(&waits))),
+        ("wait_p95", MetricValue::Real(quantile(&waits, 0.95))),
+        (
+            "msgs_per_cs",
+            MetricValue::Real(ratio(counters.messages, counters.cs_entries)),
+        ),
+        (
+            "msgs_tokenless",
+            MetricValue::Count(monitor.messages_tokenless),
+        ),
     ];
     values.extend(message_counts::<P::Msg>(METRICS, counters));
     let metrics = FamilyMetrics::new(Family::MutualExclusion, values);

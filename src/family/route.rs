@@ -6,7 +6,8 @@
 //! watches every run through the [`RouteView`] trait.
 
 use super::{
-    Extra, Family, FamilyMetrics, Metric, MetricValue, count, message_counts, messages, real,
+    Extra, Family, FamilyMetrics, Metric, MetricValue, count, fraction, message_counts, messages,
+    real,
 };
 use crate::observe::route::RouteMonitor;
 use crate::protocol::{AlgoParams, Protocol, ProtocolConfig, RouteView};
@@ -28,13 +29,13 @@ pub const METRICS: &[Metric] = &[
         "route_conv_time_p95",
         "95th-percentile convergence time (s)",
     ),
-    real(
+    fraction(
         "route_converged_fraction",
         "fraction of changes converged (outside partitions)",
     ),
     count("route_censored_changes", "censored topology changes"),
     count("partitioned_changes", "topology changes inside a partition"),
-    real(
+    fraction(
         "route_availability",
         "fraction of node-time with a route to the destination",
     ),
@@ -83,20 +84,41 @@ pub fn run_with<P: Protocol + RouteView, O: Observer<P>>(
     times.sort_by(f64::total_cmp);
     let outside = records.iter().filter(|r| !r.partitioned).count() as u64;
     let mut values = vec![
-        per_change(|r| r.reversals),
-        per_change(|r| r.nodes_reversed),
-        per_change(|r| r.change.messages),
-        MetricValue::Real(mean(&times)),
-        MetricValue::Real(quantile(&times, 0.95)),
-        MetricValue::Real(ratio(converged.len() as u64, outside)),
-        MetricValue::Count(records.iter().filter(|r| r.change.censored).count() as u64),
-        MetricValue::Count(records.iter().filter(|r| r.partitioned).count() as u64),
-        MetricValue::Real(Some(
-            monitor.routed_node_time
-                / (n as f64 * config.duration.as_secs_f64()).max(f64::MIN_POSITIVE),
-        )),
-        MetricValue::Count(monitor.reversals),
-        MetricValue::Count(monitor.partitioned_reversals),
+        ("reversals_per_change", per_change(|r| r.reversals)),
+        (
+            "nodes_reversed_per_change",
+            per_change(|r| r.nodes_reversed),
+        ),
+        ("route_msgs_per_change", per_change(|r| r.change.messages)),
+        ("route_conv_time_mean", MetricValue::Real(mean(&times))),
+        (
+            "route_conv_time_p95",
+            MetricValue::Real(quantile(&times, 0.95)),
+        ),
+        (
+            "route_converged_fraction",
+            MetricValue::Real(ratio(converged.len() as u64, outside)),
+        ),
+        (
+            "route_censored_changes",
+            MetricValue::Count(records.iter().filter(|r| r.change.censored).count() as u64),
+        ),
+        (
+            "partitioned_changes",
+            MetricValue::Count(records.iter().filter(|r| r.partitioned).count() as u64),
+        ),
+        (
+            "route_availability",
+            MetricValue::Real(Some(
+                monitor.routed_node_time
+                    / (n as f64 * config.duration.as_secs_f64()).max(f64::MIN_POSITIVE),
+            )),
+        ),
+        ("reversals", MetricValue::Count(monitor.reversals)),
+        (
+            "partitioned_reversals",
+            MetricValue::Count(monitor.partitioned_reversals),
+        ),
     ];
     values.extend(message_counts::<P::Msg>(METRICS, counters));
     let metrics = FamilyMetrics::new(Family::Route, values);

@@ -15,11 +15,7 @@ use std::fmt;
 /// seconds), and accepting it would make a run simulate for ages instead of failing.
 pub const MAX_TRACE_TIME: f64 = 1e9;
 
-/// The most nodes a trace may have. The largest networks studied with link reversal have
-/// thousands of nodes (the random-waypoint oracles sample 250,000 positions); ten million
-/// would need gigabytes before the first event (a typo, or a node id that is a hash), so
-/// the readers and the generator refuse more than a million with a message.
-pub const MAX_NODES: usize = 1_000_000;
+pub use crate::MAX_NODES;
 
 /// Why `t` (seconds) cannot be a trace time, if it is beyond [`MAX_TRACE_TIME`]: the
 /// message the trace readers attach to the line and field that hold it.

@@ -72,9 +72,9 @@
 
 use super::neighbour_map::NeighbourMap;
 use super::{Ctx, HeightView, LeaderView, Message, Protocol};
+use crate::MAX_NODES;
 use crate::NodeId;
 use crate::graph::{UNREACHED, bfs_forest, breadth_first};
-use crate::mobility::trace::MAX_NODES;
 use std::cmp::Ordering;
 use std::fmt;
 use std::marker::PhantomData;

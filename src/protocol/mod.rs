@@ -117,7 +117,7 @@
 //! ```
 //!
 //! To simulate it, a protocol also implements its family's view trait ([`LeaderView`]
-//! or [`RouteView`], each with [`HeightView`], or [`TokenView`]) and gets one line in [`crate::registry::REGISTRY`], e.g.
+//! or [`RouteView`], each with [`HeightView`], or [`TokenView`]) and gets one line in [`crate::registry::BUILTIN`], e.g.
 //! `mutual_exclusion::<MyProtocol>("me-mine", "one line on what it is")`; its family's
 //! conformance suite (`tests/conformance.rs`) then runs on it.
 

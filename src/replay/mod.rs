@@ -220,9 +220,9 @@ pub struct Heading {
     pub command: String,
 }
 
-/// Assembles the document from a recorded run.
+/// Assembles the document from a recorded run (its algorithm and family are the run
+/// summary's).
 pub fn document(
-    algorithm: crate::registry::Algorithm,
     heading: Heading,
     layout: Layout,
     window: Window,
@@ -250,8 +250,8 @@ pub fn document(
         format: FORMAT,
         title: heading.title,
         command: heading.command,
-        family: algorithm.family().name(),
-        algorithm: algorithm.name(),
+        family: output.summary.family.name(),
+        algorithm: output.summary.algorithm,
         nodes: layout.motion.len(),
         area: layout.area,
         from: window.from.as_secs_f64(),

@@ -25,7 +25,6 @@ use crate::protocol::le_malpani::{Height, LeMalpani};
 use crate::protocol::me_rl::Rl;
 use crate::protocol::testkit::Harness;
 use crate::protocol::{AppEvent, Protocol};
-use crate::registry::Algorithm;
 use crate::run::RunOutput;
 use crate::sim::{DelayModel, Duration, SimTime};
 
@@ -202,13 +201,12 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
 }
 
 impl Builtin {
-    /// The algorithm it runs.
-    pub fn algorithm(&self) -> Algorithm {
-        let name = match self.start {
+    /// The registry name of the algorithm it runs.
+    pub fn algorithm(&self) -> &'static str {
+        match self.start {
             Start::LeMalpani(_) => "le-malpani",
             Start::Rl => "me-rl",
-        };
-        Algorithm::parse(name).expect("a registered algorithm")
+        }
     }
 
     /// The execution, step by step, as a checker scenario.
@@ -221,7 +219,7 @@ impl Builtin {
             Start::Rl => expand(Harness::<Rl>::new(self.names.len(), self.links), self.plan),
         };
         Scenario {
-            algorithm: self.algorithm(),
+            algorithm: self.algorithm().to_string(),
             params: Vec::new(),
             nodes: self.names.len(),
             links: self
@@ -252,29 +250,32 @@ impl Builtin {
     /// Runs the scenario through the simulator with the recorder.
     pub fn record(&self, window: Window) -> (RunOutput, Recorded) {
         let scenario = self.scenario();
-        let algorithm = self.algorithm();
         let timeline = scenario
             .timeline()
             .expect("a built-in scenario is consistent");
+        let workload = matches!(self.start, Start::Rl);
         let config = scenario
-            .config(DelayModel::Constant(Duration(1)), Self::SEED)
+            .config(DelayModel::Constant(Duration(1)), Self::SEED, workload)
             .expect("a built-in scenario is consistent");
         // Nothing after the window is shown, so the run stops there.
         let config = crate::sim::RunConfig {
             duration: window.to,
             ..config
         };
-        let params = algorithm.default_params();
-        match self.start {
+        let (mut output, recorded) = match self.start {
             Start::LeMalpani(heights) => super::leader_election_from::<LeMalpani>(
-                &params,
+                &defaults::<LeMalpani>(),
                 &timeline,
                 config,
                 window,
                 Some(self.le_states(heights)),
             ),
-            Start::Rl => algorithm.replay(&params, &timeline, config, window),
-        }
+            Start::Rl => {
+                super::mutual_exclusion::<Rl>(&defaults::<Rl>(), &timeline, config, window)
+            }
+        };
+        output.summary.algorithm = self.algorithm();
+        (output, recorded)
     }
 
     fn le_states(&self, heights: &[HeightSpec]) -> Vec<LeMalpani> {
@@ -288,6 +289,11 @@ impl Builtin {
             .collect();
         LeMalpani::with_views(&heights, self.links)
     }
+}
+
+/// `P`'s parameters at their defaults.
+fn defaults<P: Protocol>() -> crate::protocol::AlgoParams {
+    crate::protocol::AlgoParams::defaults(<P::Config as crate::protocol::ProtocolConfig>::PARAMS)
 }
 
 /// Runs `plan` in `harness`, each action at the time its step will have in the

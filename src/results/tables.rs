@@ -8,8 +8,8 @@
 
 use crate::family::{EventTable, Family, MetricKind, MetricValue};
 use crate::observe::le::ChangeRecord;
+use crate::protocol::ParamValue;
 use crate::run::RunOutput;
-use crate::sweep::plan::{ParamValue, PlannedRun};
 use crate::topology::stats::MobilityStats;
 use polars::prelude::*;
 
@@ -18,25 +18,42 @@ use polars::prelude::*;
 pub struct RunRecord {
     /// The experiment's name, repeated in every row.
     pub experiment: String,
-    /// The planned run: index, key, algorithm, replication, seed and parameters.
-    pub run: PlannedRun,
+    /// Which run it is: index, key, algorithm, replication, seed and parameters.
+    pub run: RunIdentity,
     /// What the simulation produced: summary, change and request records.
     pub output: RunOutput,
     /// Mobility covariates of the run's trace at its range.
     pub mobility: MobilityStats,
 }
 
+/// Which run of a study a record is: what every stored row repeats to identify it. The
+/// sweep's planned run says this and more (how to run it); the store needs only this.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunIdentity {
+    /// Position in the plan's canonical order.
+    pub index: usize,
+    /// Stable key, e.g. `me-load/algo=me-rl/rate=0.02/speed_max=20.0/rep=3`.
+    pub key: String,
+    /// The algorithm's registry name.
+    pub algorithm: &'static str,
+    /// Replication number, from 0.
+    pub replication: u32,
+    /// Run seed.
+    pub seed: u64,
+    /// Every parameter value, sorted by name.
+    pub params: Vec<(String, ParamValue)>,
+}
+
 /// The parameter columns of a sweep: every parameter name of any run, in name order,
 /// with a sample value giving its type. Built once per plan ([`param_schema`]).
 pub type ParamSchema = Vec<(String, ParamValue)>;
 
-/// The parameter schema of a set of runs (normally a whole plan).
-pub fn param_schema<'a>(
-    runs: impl IntoIterator<Item = &'a crate::sweep::plan::PlannedRun>,
-) -> ParamSchema {
+/// The parameter schema of a set of runs (normally a whole plan), from each run's
+/// parameter values.
+pub fn param_schema<'a>(runs: impl IntoIterator<Item = &'a [(String, ParamValue)]>) -> ParamSchema {
     let mut schema: ParamSchema = Vec::new();
-    for run in runs {
-        for (name, value) in &run.params {
+    for params in runs {
+        for (name, value) in params {
             if !schema.iter().any(|(n, _)| n == name) {
                 schema.push((name.clone(), value.clone()));
             }
@@ -80,10 +97,7 @@ fn id_columns(records: &[RunRecord], counts: &[usize], schema: &ParamSchema) -> 
         Column::new("run_index".into(), index),
         Column::new("run_key".into(), repeat(&|r| r.run.key.clone())),
         Column::new("experiment".into(), repeat(&|r| r.experiment.clone())),
-        Column::new(
-            "algorithm".into(),
-            repeat(&|r| r.run.algorithm.name().to_string()),
-        ),
+        Column::new("algorithm".into(), repeat(&|r| r.run.algorithm.to_string())),
         Column::new("replication".into(), replication),
         Column::new("seed".into(), seed),
         Column::new("tool_version".into(), repeat(&|_| tool_version())),

@@ -182,7 +182,7 @@ pub fn run_one(
     let output = run.algorithm.run(&run.algo_params, &timeline, config);
     Ok(RunRecord {
         experiment: experiment.to_string(),
-        run: run.clone(),
+        run: run.identity(),
         output,
         mobility,
     })
@@ -233,7 +233,12 @@ pub fn execute_in(
         kind(options.shard.is_some())
     );
     store.check_version()?;
-    let schema = param_schema(&plan.runs.representatives());
+    let schema = param_schema(
+        plan.runs
+            .representatives()
+            .iter()
+            .map(|r| r.params.as_slice()),
+    );
     let columns = runs_frame(&[], &schema)?;
     let columns: Vec<&str> = columns
         .get_column_names()

@@ -113,6 +113,20 @@ pub(crate) struct Slot {
     pub(crate) point: u64,
 }
 
+impl PlannedRun {
+    /// What the store keeps to identify this run.
+    pub fn identity(&self) -> crate::results::tables::RunIdentity {
+        crate::results::tables::RunIdentity {
+            index: self.index,
+            key: self.key.clone(),
+            algorithm: self.algorithm.name(),
+            replication: self.replication,
+            seed: self.seed,
+            params: self.params.clone(),
+        }
+    }
+}
+
 impl RunList {
     /// Number of runs.
     pub fn len(&self) -> usize {

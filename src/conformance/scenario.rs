@@ -1,14 +1,12 @@
 //! Random scenarios for property tests through the simulator: up to 8 nodes, random
 //! initial links and link flips, random per-hop delays and seeds; the changes stop at
 //! [`CHANGES_END`], when a spanning path is completed so the final graph is connected.
-//! Included with `#[path]` by the test files that use it; each uses a part.
-#![allow(dead_code)]
 
-use linkrev::NodeId;
-use linkrev::sim::{
+use crate::NodeId;
+use crate::sim::{
     ChangeMode, CsTime, Duration, LinkBreak, NetworkConfig, RunConfig, SimTime, WorkloadConfig,
 };
-use linkrev::topology::events::{LinkChange, LinkEvent, LinkInterval, LinkTimeline};
+use crate::topology::events::{LinkChange, LinkEvent, LinkInterval, LinkTimeline};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
@@ -17,15 +15,22 @@ use std::collections::BTreeSet;
 pub const CHANGES_END: f64 = 10.0;
 /// Requests made this long before the end must have been served.
 pub const SERVICE_MARGIN: f64 = 15.0;
+/// How long a scenario runs, seconds.
 pub const DURATION: f64 = 60.0;
 
+/// One random case: the links over time, the per-hop delay model and the run seed.
 #[derive(Debug, Clone)]
 pub struct Scenario {
+    /// The links at t = 0 and their changes.
     pub timeline: LinkTimeline,
+    /// The per-hop delay, as `--delay` takes it.
     pub delay: String,
+    /// The run seed (delays, requests).
     pub seed: u64,
 }
 
+/// Random scenarios whose changes may partition the network (it is connected again
+/// from [`CHANGES_END`] on).
 pub fn scenario() -> impl Strategy<Value = Scenario> {
     (2usize..=8)
         .prop_flat_map(|n| {
@@ -95,10 +100,13 @@ pub fn scenario() -> impl Strategy<Value = Scenario> {
         })
 }
 
+/// The run configuration of a scenario: its delays, `drain` links, no detection delay,
+/// `changes`, and with `workload` a request every 2 s per node on average, each CS
+/// lasting 20 ms on average.
 pub fn config(s: &Scenario, changes: ChangeMode, workload: bool) -> RunConfig {
     RunConfig {
         network: NetworkConfig {
-            delay: s.delay.parse().unwrap(),
+            delay: s.delay.parse().expect("the scenarios' delay models parse"),
             link_break: LinkBreak::Drain,
             detection_delay: Duration(0),
             changes,
@@ -118,7 +126,7 @@ pub fn config(s: &Scenario, changes: ChangeMode, workload: bool) -> RunConfig {
 /// Random changes that never disconnect the network: it starts as a path plus random
 /// extra links, and a link failure that would split it is skipped.
 pub fn connected_scenario() -> impl Strategy<Value = Scenario> {
-    use linkrev::topology::components::count_components;
+    use crate::topology::components::count_components;
     scenario().prop_map(|mut s| {
         let n = s.timeline.node_count;
         let key = |a: NodeId, b: NodeId| (a.min(b), a.max(b));

@@ -1,0 +1,168 @@
+//! Your own algorithm beside linkrev's, without a fork: one new variant, defined in this
+//! file with linkrev's public API only, registered, and run by the whole `linkrev`
+//! command line.
+//!
+//! # The question
+//!
+//! In RL (Walter, Welch and Vaidya 2001; `me-rl`), a node that receives the token tells
+//! *every* neighbour its new height with a `LinkInfo` message. On the demo's
+//! high-mobility setting those broadcasts are most of RL's cost: 88.5% of its messages
+//! are `LinkInfo`, 15–17 per token hop. Which of them does the algorithm need?
+//!
+//! The sender of the token needs its own: it set `receivedLI[i] := false` when it sent
+//! the token and ignores the receiver's requests until a `LinkInfo` with the predicted
+//! height arrives (WWV §4). The other neighbours only learn that the new holder went
+//! lower; without the news they keep a view of it that is too high.
+//!
+//! # The variant: `me-rl-quiet`
+//!
+//! RL with one rule changed, so the difference is that rule: on receiving the token, a
+//! node sends `LinkInfo` to the sender only. Every other rule is RL's, run by RL's own
+//! code: the variant wraps [`Rl`] and drops, from the effects of a `Token` handler, the
+//! `LinkInfo` messages addressed to anyone but the sender. Nothing is reconstructed; the
+//! rule is this file's, not a published one.
+//!
+//! # Try it
+//!
+//! ```sh
+//! cargo build --release --example own_algorithm
+//! bin=target/release/examples/own_algorithm
+//! $bin algorithms                       # the built-ins and me-rl-quiet
+//! $bin check --algo me-rl-quiet --graph path:3 --changes 1 --requests 2
+//! $bin sweep examples/own_algorithm.toml --results results/own-algorithm
+//! $bin report results/own-algorithm --out reports/own-algorithm
+//! $bin replay --algo me-rl-quiet --rwp nodes=10,duration=60 --rate 0.5 -o quiet.html
+//! ```
+//!
+//! `cargo test --example own_algorithm` runs the mutual-exclusion conformance suite on
+//! the variant: the same property tests every built-in of the family passes.
+
+use linkrev::NodeId;
+use linkrev::protocol::me_rl::{Rl, RlMsg};
+use linkrev::protocol::{AppEvent, Ctx, Effect, Protocol, ReplayView, TokenStart, TokenView};
+use linkrev::registry::{AlgorithmDef, Registry, mutual_exclusion};
+use std::process::ExitCode;
+
+/// A node of `me-rl-quiet`: an RL node whose token receipt is announced to the sender
+/// only.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct QuietRl(Rl);
+
+impl QuietRl {
+    /// Runs one of RL's handlers on a scratch context and passes its effects on to
+    /// `ctx`, except those `keep` refuses.
+    fn filtered(
+        &mut self,
+        ctx: &mut Ctx<RlMsg>,
+        handler: impl FnOnce(&mut Rl, &mut Ctx<RlMsg>),
+        keep: impl Fn(&Effect<RlMsg>) -> bool,
+    ) {
+        let mut scratch = Ctx::new(ctx.node(), ctx.event_time_ns());
+        handler(&mut self.0, &mut scratch);
+        for effect in scratch.drain().filter(|e| keep(e)) {
+            match effect {
+                Effect::Send { to, msg } => ctx.send(to, msg),
+                Effect::SendRouted { to, msg } => ctx.send_routed(to, msg),
+                Effect::EnterCs => ctx.enter_cs(),
+                Effect::SetTimer { delay_ns, tag } => ctx.set_timer(delay_ns, tag),
+            }
+        }
+    }
+}
+
+impl Protocol for QuietRl {
+    type Msg = RlMsg;
+    type Config = TokenStart;
+
+    fn initial_states(config: &TokenStart, neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+        Rl::initial_states(config, neighbours)
+            .into_iter()
+            .map(QuietRl)
+            .collect()
+    }
+
+    fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<RlMsg>) {
+        self.0.on_link_up(peer, ctx);
+    }
+
+    fn on_link_down(&mut self, peer: NodeId, ctx: &mut Ctx<RlMsg>) {
+        self.0.on_link_down(peer, ctx);
+    }
+
+    /// RL's handler; for a `Token`, its `LinkInfo` goes to the sender only.
+    fn on_message(&mut self, from: NodeId, msg: RlMsg, ctx: &mut Ctx<RlMsg>) {
+        if !matches!(msg, RlMsg::Token(_)) {
+            return self.0.on_message(from, msg, ctx);
+        }
+        self.filtered(
+            ctx,
+            |rl, scratch| rl.on_message(from, msg, scratch),
+            |effect| match effect {
+                Effect::Send {
+                    to,
+                    msg: RlMsg::LinkInfo(_),
+                } => *to == from,
+                _ => true,
+            },
+        );
+    }
+
+    fn on_app(&mut self, event: AppEvent, ctx: &mut Ctx<RlMsg>) {
+        self.0.on_app(event, ctx);
+    }
+
+    fn prefetch(&self) {
+        self.0.prefetch();
+    }
+}
+
+impl TokenView for QuietRl {
+    fn holds_token(&self) -> bool {
+        self.0.holds_token()
+    }
+
+    fn in_cs(&self) -> bool {
+        self.0.in_cs()
+    }
+}
+
+impl ReplayView for QuietRl {
+    fn label(&self) -> String {
+        self.0.label()
+    }
+
+    fn points_to(&self, peer: NodeId, other: &Self) -> Option<bool> {
+        self.0.points_to(peer, &other.0)
+    }
+
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+}
+
+/// The registry entry: the protocol type, its name and one line on what it is.
+fn quiet_rl() -> AlgorithmDef {
+    mutual_exclusion::<QuietRl>(
+        "me-rl-quiet",
+        "RL whose token receiver sends LinkInfo to the sender only (examples/own_algorithm.rs)",
+    )
+}
+
+fn main() -> ExitCode {
+    let mut registry = Registry::builtin();
+    if let Err(e) = registry.add(quiet_rl()) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    linkrev::cli::main_with(registry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn me_rl_quiet_passes_the_mutual_exclusion_suite() {
+        linkrev::conformance::check(&quiet_rl());
+    }
+}

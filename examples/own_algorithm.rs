@@ -28,14 +28,28 @@
 //! cargo build --release --example own_algorithm
 //! bin=target/release/examples/own_algorithm
 //! $bin algorithms                       # the built-ins and me-rl-quiet
-//! $bin check --algo me-rl-quiet --graph path:3 --changes 1 --requests 2
+//! $bin check --algo me-rl-quiet --graph ring:4 --changes 0 --requests 2
 //! $bin sweep examples/own_algorithm.toml --results results/own-algorithm
 //! $bin report results/own-algorithm --out reports/own-algorithm
 //! $bin replay --algo me-rl-quiet --rwp nodes=10,duration=60 --rate 0.5 -o quiet.html
 //! ```
 //!
 //! `cargo test --example own_algorithm` runs the mutual-exclusion conformance suite on
-//! the variant: the same property tests every built-in of the family passes.
+//! the variant: the same property tests every built-in of the family passes (and the
+//! suite fails if the sender's `LinkInfo` is dropped too: a request is never served).
+//!
+//! # What it shows (measured 2026-12-04, `examples/own_algorithm.toml`, 80 runs)
+//!
+//! - The checker: on every static 4-node graph (`path`, `ring`, `star`, `complete`)
+//!   with 2 requests and no change, all three properties hold for both, with fewer
+//!   states for the variant (`complete:4`: 233 against RL's 2,921); with one change
+//!   both are unknown within the default budget (RL's heights grow without bound in a
+//!   component cut off from the token).
+//! - The sweep: messages per CS entry fall by half or more (at λ = 0.2 and 20 m/s,
+//!   40.9 → 17.4; at λ = 0.05 and 2 m/s, 33.2 → 16.0), and the waiting time rises: the
+//!   paired difference RL − `me-rl-quiet` is −12 ms (95% CI −14 to −10 ms) at λ = 0.05
+//!   and 2 m/s, where RL waits 21.8 ms. Stale views send requests the long way round;
+//!   whether that trade is worth it is the researcher's call, now with numbers.
 
 use linkrev::NodeId;
 use linkrev::protocol::me_rl::{Rl, RlMsg};

@@ -107,44 +107,71 @@ pub fn messages_by_kind_add_up(out: &RunOutput) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Runs `family`'s checks on `algorithm` over [`CASES`] scenarios drawn from `cases`,
+/// each run with `changes`, after the checks every family shares: no safety
+/// violation, no message storm, every message counted once by kind.
+///
+/// # Panics
+/// With the failing case, shrunk, when a check fails.
+fn suite(
+    algorithm: &AlgorithmDef,
+    family: &str,
+    cases: impl Strategy<Value = Scenario>,
+    changes: ChangeMode,
+    check: impl Fn(&Scenario, &RunOutput) -> Result<(), TestCaseError>,
+) {
+    let mut runner = TestRunner::new(Config::with_cases(CASES));
+    let result = runner.run(&cases, |s| {
+        let out = run(algorithm, &s, changes);
+        let summary = &out.summary;
+        prop_assert_eq!(
+            summary.safety_violations,
+            0,
+            "{:?} with {:?}",
+            summary.first_violation,
+            params_for(algorithm, &s)
+        );
+        prop_assert!(summary.aborted.is_none(), "{:?}", summary.aborted);
+        messages_by_kind_add_up(&out)?;
+        check(&s, &out)
+    });
+    if let Err(e) = result {
+        panic!("{} fails the {family} suite: {e}", algorithm.name);
+    }
+}
+
 /// The mutual-exclusion suite (module docs).
 ///
 /// # Panics
 /// With the failing case, shrunk, when a property fails.
 pub fn mutual_exclusion_suite(algorithm: &AlgorithmDef) {
-    let mut runner = TestRunner::new(Config::with_cases(CASES));
-    let result = runner.run(&scenario::scenario(), |s| {
-        let out = run(algorithm, &s, ChangeMode::Overlap);
-        let summary = &out.summary;
-        prop_assert_eq!(
-            summary.safety_violations,
-            0,
-            "{:?}",
-            summary.first_violation
-        );
-        prop_assert_eq!(summary.tokens_lost, 0);
-        prop_assert!(summary.aborted.is_none(), "{:?}", summary.aborted);
-        messages_by_kind_add_up(&out)?;
-        let tokenless = summary.metrics.count("msgs_tokenless").expect("declared");
-        prop_assert!(tokenless <= summary.messages);
-        let cutoff = SimTime::from_secs_f64(DURATION - SERVICE_MARGIN);
-        for r in out.requests().iter().filter(|r| r.requested < cutoff) {
+    let cases = scenario::scenario();
+    suite(
+        algorithm,
+        "mutual-exclusion",
+        cases,
+        ChangeMode::Overlap,
+        |s, out| {
+            let summary = &out.summary;
+            prop_assert_eq!(summary.tokens_lost, 0);
+            let tokenless = summary.metrics.count("msgs_tokenless").expect("declared");
+            prop_assert!(tokenless <= summary.messages);
+            let cutoff = SimTime::from_secs_f64(DURATION - SERVICE_MARGIN);
+            for r in out.requests().iter().filter(|r| r.requested < cutoff) {
+                prop_assert!(
+                    r.entered.is_some(),
+                    "request of node {} at {} never served",
+                    r.node,
+                    r.requested
+                );
+            }
             prop_assert!(
-                r.entered.is_some(),
-                "request of node {} at {} never served",
-                r.node,
-                r.requested
+                out.requests().len() >= s.timeline.node_count,
+                "the workload should make requests"
             );
-        }
-        prop_assert!(
-            out.requests().len() >= s.timeline.node_count,
-            "the workload should make requests"
-        );
-        Ok(())
-    });
-    if let Err(e) = result {
-        panic!("{} fails the mutual-exclusion suite: {e}", algorithm.name);
-    }
+            Ok(())
+        },
+    );
 }
 
 /// Settings whose rules do not promise to keep a connected network's leader under
@@ -166,49 +193,43 @@ fn promises_stability(algorithm: &AlgorithmDef, params: &AlgoParams) -> bool {
 /// # Panics
 /// With the failing case, shrunk, when a property fails.
 pub fn leader_election_suite(algorithm: &AlgorithmDef) {
-    let mut runner = TestRunner::new(Config::with_cases(CASES));
-    let result = runner.run(&connected_scenario(), |s| {
-        let out = run(algorithm, &s, ChangeMode::Serialize);
-        let summary = &out.summary;
-        prop_assert_eq!(
-            summary.safety_violations,
-            0,
-            "{:?}",
-            summary.first_violation
-        );
-        prop_assert!(summary.aborted.is_none(), "{:?}", summary.aborted);
-        messages_by_kind_add_up(&out)?;
-        prop_assert_eq!(summary.changes_pending_at_end, 0);
-        // The network stays connected, so its leader never goes away: any election is
-        // one a leader was reachable for.
-        let count = |c: &str| summary.metrics.count(c).expect("a leader-election metric");
-        prop_assert!(count("unnecessary_elections") <= count("elections"));
-        prop_assert!(count("elections") <= count("leader_changes"));
-        prop_assert_eq!(count("elections"), count("unnecessary_elections"));
-        if promises_stability(algorithm, &params_for(algorithm, &s)) {
-            prop_assert_eq!(
-                count("unnecessary_elections"),
-                0,
-                "elections in a connected network"
-            );
-        }
-        // Every change touches the one component, so each censors the one before; the
-        // last is never censored, and it converges only in a quiescent, legal state.
-        for c in out.changes().iter().filter(|c| !c.censored) {
-            prop_assert!(
-                c.converged,
-                "the change {} {}-{} at {} s never converged",
-                c.kind,
-                c.a,
-                c.b,
-                c.time_s
-            );
-        }
-        Ok(())
-    });
-    if let Err(e) = result {
-        panic!("{} fails the leader-election suite: {e}", algorithm.name);
-    }
+    let cases = connected_scenario();
+    suite(
+        algorithm,
+        "leader-election",
+        cases,
+        ChangeMode::Serialize,
+        |s, out| {
+            let summary = &out.summary;
+            prop_assert_eq!(summary.changes_pending_at_end, 0);
+            // The network stays connected, so its leader never goes away: any election is
+            // one a leader was reachable for.
+            let count = |c: &str| summary.metrics.count(c).expect("a leader-election metric");
+            prop_assert!(count("unnecessary_elections") <= count("elections"));
+            prop_assert!(count("elections") <= count("leader_changes"));
+            prop_assert_eq!(count("elections"), count("unnecessary_elections"));
+            if promises_stability(algorithm, &params_for(algorithm, s)) {
+                prop_assert_eq!(
+                    count("unnecessary_elections"),
+                    0,
+                    "elections in a connected network"
+                );
+            }
+            // Every change touches the one component, so each censors the one before; the
+            // last is never censored, and it converges only in a quiescent, legal state.
+            for c in out.changes().iter().filter(|c| !c.censored) {
+                prop_assert!(
+                    c.converged,
+                    "the change {} {}-{} at {} s never converged",
+                    c.kind,
+                    c.a,
+                    c.b,
+                    c.time_s
+                );
+            }
+            Ok(())
+        },
+    );
 }
 
 /// The route suite (module docs).
@@ -216,19 +237,9 @@ pub fn leader_election_suite(algorithm: &AlgorithmDef) {
 /// # Panics
 /// With the failing case, shrunk, when a property fails.
 pub fn route_suite(algorithm: &AlgorithmDef) {
-    let mut runner = TestRunner::new(Config::with_cases(CASES));
-    let result = runner.run(&scenario::scenario(), |s| {
-        let out = run(algorithm, &s, ChangeMode::Overlap);
+    let cases = scenario::scenario();
+    suite(algorithm, "route", cases, ChangeMode::Overlap, |_, out| {
         let summary = &out.summary;
-        prop_assert_eq!(
-            summary.safety_violations,
-            0,
-            "{:?} with {:?}",
-            summary.first_violation,
-            params_for(algorithm, &s)
-        );
-        prop_assert!(summary.aborted.is_none(), "{:?}", summary.aborted);
-        messages_by_kind_add_up(&out)?;
         // Once the changes stop, the destination's component settles: the last change
         // that is neither censored nor inside a partition converges.
         for c in out
@@ -250,7 +261,4 @@ pub fn route_suite(algorithm: &AlgorithmDef) {
         prop_assert!(count("partitioned_reversals") <= count("reversals"));
         Ok(())
     });
-    if let Err(e) = result {
-        panic!("{} fails the route suite: {e}", algorithm.name);
-    }
 }

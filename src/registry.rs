@@ -23,7 +23,7 @@
 //! The process's registry is installed once, before anything reads it
 //! ([`Registry::install`]); a program that installs none gets the built-ins.
 
-use crate::family::{self, Family};
+use crate::family::{self, Family, LeaderElection, MutualExclusion, Route, Watches, runner};
 use crate::protocol::le_ingram::LeIngram;
 use crate::protocol::le_malpani::LeMalpani;
 use crate::protocol::le_tora5::LeTora5;
@@ -182,19 +182,21 @@ impl AlgorithmDef {
     }
 }
 
-/// An entry of `family`, run by `runner`, with `P`'s parameters.
-const fn entry<P: Protocol>(
+/// An entry for protocol `P` in family `F`: `F`'s generic run, check and replay for
+/// `P`, with `P`'s parameters and message kinds. [`leader_election`],
+/// [`mutual_exclusion`] and [`route`] name the built-in families; a family of a user's
+/// own is named by its marker type here.
+pub const fn algorithm<F: Watches<P>, P: Protocol + ReplayView>(
     name: &'static str,
     description: &'static str,
-    family: Family,
-    runner: Runner,
-    checker: crate::check::CheckRunner,
-    replayer: crate::replay::Replayer,
 ) -> AlgorithmDef {
+    let runner: Runner = runner::run::<F, P>;
+    let checker: crate::check::CheckRunner = runner::check::<F, P>;
+    let replayer: crate::replay::Replayer = crate::replay::record::<F, P>;
     AlgorithmDef {
         name,
         description,
-        family,
+        family: F::FAMILY,
         params: <P::Config as ProtocolConfig>::PARAMS,
         caveat: None,
         message_kinds: <P::Msg as crate::protocol::Message>::KINDS,
@@ -209,17 +211,7 @@ pub const fn leader_election<P: Protocol + LeaderView + ReplayView>(
     name: &'static str,
     description: &'static str,
 ) -> AlgorithmDef {
-    let runner: Runner = family::leader_election::run::<P>;
-    let checker: crate::check::CheckRunner = crate::check::run_leader_election::<P>;
-    let replayer: crate::replay::Replayer = crate::replay::leader_election::<P>;
-    entry::<P>(
-        name,
-        description,
-        Family::LeaderElection,
-        runner,
-        checker,
-        replayer,
-    )
+    algorithm::<LeaderElection, P>(name, description)
 }
 
 /// A mutual-exclusion algorithm: runs with the workload, the mutual-exclusion monitors
@@ -228,17 +220,7 @@ pub const fn mutual_exclusion<P: Protocol + TokenView + ReplayView>(
     name: &'static str,
     description: &'static str,
 ) -> AlgorithmDef {
-    let runner: Runner = family::mutual_exclusion::run::<P>;
-    let checker: crate::check::CheckRunner = crate::check::run_mutual_exclusion::<P>;
-    let replayer: crate::replay::Replayer = crate::replay::mutual_exclusion::<P>;
-    entry::<P>(
-        name,
-        description,
-        Family::MutualExclusion,
-        runner,
-        checker,
-        replayer,
-    )
+    algorithm::<MutualExclusion, P>(name, description)
 }
 
 /// A route-family algorithm: runs with the destination-orientation monitor and metrics.
@@ -246,10 +228,7 @@ pub const fn route<P: Protocol + RouteView + ReplayView>(
     name: &'static str,
     description: &'static str,
 ) -> AlgorithmDef {
-    let runner: Runner = family::route::run::<P>;
-    let checker: crate::check::CheckRunner = crate::check::run_route::<P>;
-    let replayer: crate::replay::Replayer = crate::replay::route::<P>;
-    entry::<P>(name, description, Family::Route, runner, checker, replayer)
+    algorithm::<Route, P>(name, description)
 }
 
 /// Why an entry cannot join a registry, or a registry cannot be installed.
@@ -331,7 +310,7 @@ impl Registry {
             if let Err(e) = p.check(p.default_value()) {
                 return Err(bad(format!("has a default outside its range: {e}")));
             }
-            if let Some(f) = Family::ALL.iter().find(|f| f.metric(p.name).is_some()) {
+            if let Some(f) = family::ALL.iter().find(|f| f.metric(p.name).is_some()) {
                 return Err(bad(format!("is the name of a {} metric", f.name())));
             }
         }

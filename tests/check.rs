@@ -9,6 +9,7 @@ use linkrev::check::graph::{SmallGraph, rooted_connected_graphs};
 use linkrev::check::model::Step;
 use linkrev::check::scenario::Scenario;
 use linkrev::check::{self, CheckReport, CheckSetup, Verdict};
+use linkrev::family::{MutualExclusion, Watches};
 use linkrev::observe;
 use linkrev::protocol::le_malpani::LeMalpani;
 use linkrev::protocol::testkit::Harness;
@@ -234,7 +235,11 @@ impl TokenView for Eager {
 #[test]
 fn a_broken_toy_protocol_is_caught_by_a_shortest_execution() {
     let s = setup(SmallGraph::parse("path:3").unwrap(), 1, 2, 12);
-    let report = check::run("eager", check::mutual_exclusion::<Eager>(NoConfig, &s), &s);
+    let report = check::run(
+        "eager",
+        <MutualExclusion as Watches<Eager>>::model(NoConfig, &s),
+        &s,
+    );
     let Verdict::Violated { steps, detail, .. } = verdict(&report, "at_most_k_in_cs") else {
         panic!("not caught: {report:?}");
     };

@@ -8,6 +8,7 @@ use linkrev::check::graph::{SmallGraph, rooted_connected_graphs};
 use linkrev::check::model::{CheckState, ProtocolModel, Step};
 use linkrev::check::scenario::Scenario;
 use linkrev::check::{self, CheckSetup};
+use linkrev::family::{LeaderElection, MutualExclusion, Route, Watches};
 use linkrev::protocol::Protocol;
 use linkrev::protocol::le_malpani::LeMalpani;
 use linkrev::protocol::me_krl::Krl;
@@ -131,28 +132,28 @@ fn the_simulator_replays_every_checker_execution_to_the_same_states() {
     let me = setup("ring:5", 4, 6);
     replays_alike(
         "me-raymond",
-        check::mutual_exclusion::<Raymond>(Default::default(), &me),
+        <MutualExclusion as Watches<Raymond>>::model(Default::default(), &me),
         60,
     );
     replays_alike(
         "me-rl",
-        check::mutual_exclusion::<Rl>(Default::default(), &me),
+        <MutualExclusion as Watches<Rl>>::model(Default::default(), &me),
         60,
     );
     replays_alike(
         "me-krl",
-        check::mutual_exclusion::<Krl>(Default::default(), &me),
+        <MutualExclusion as Watches<Krl>>::model(Default::default(), &me),
         60,
     );
     let other = setup("grid:2x3", 4, 0);
     replays_alike(
         "le-malpani",
-        check::leader_election::<LeMalpani>((), &other),
+        <LeaderElection as Watches<LeMalpani>>::model((), &other),
         60,
     );
     replays_alike(
         "gb-partial",
-        check::route::<GbPartial>(Default::default(), &other),
+        <Route as Watches<GbPartial>>::model(Default::default(), &other),
         60,
     );
 }
@@ -211,7 +212,10 @@ fn brute_force_orbits<P: Protocol>(states: &[CheckState<P>]) -> usize {
 fn symmetry_reduction_explores_one_state_per_renaming_orbit() {
     for graph in ["star:4", "path:4", "complete:4"] {
         let mut s = setup(graph, 1, 2);
-        let full = all_states(&check::mutual_exclusion::<Raymond>(Default::default(), &s));
+        let full = all_states(&<MutualExclusion as Watches<Raymond>>::model(
+            Default::default(),
+            &s,
+        ));
         let orbits = brute_force_orbits(&full);
         let plain = Algorithm::parse("me-raymond").unwrap();
         let unreduced = plain.check(&plain.default_params(), &s);
@@ -248,7 +252,7 @@ fn algorithms_that_compare_ids_are_explored_in_full() {
     for name in ["me-rl", "le-malpani", "gb-full"] {
         let algorithm = Algorithm::parse(name).unwrap();
         let mut s = s.clone();
-        if algorithm.family() != linkrev::family::Family::MutualExclusion {
+        if algorithm.family() != linkrev::family::MUTUAL_EXCLUSION {
             s.requests = 0;
         }
         assert!(
@@ -261,7 +265,10 @@ fn algorithms_that_compare_ids_are_explored_in_full() {
 #[test]
 fn raymonds_renaming_commutes_with_every_step() {
     // The soundness condition of the reduction, on random states and renamings.
-    let model = check::mutual_exclusion::<Raymond>(Default::default(), &setup("complete:5", 3, 4));
+    let model = <MutualExclusion as Watches<Raymond>>::model(
+        Default::default(),
+        &setup("complete:5", 3, 4),
+    );
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     let mut checked = 0;
     for _ in 0..40 {
@@ -307,7 +314,8 @@ fn a_violation_found_under_symmetry_is_an_execution_of_the_real_system() {
             .into_iter()
             .map(|symmetry| {
                 s.symmetry = symmetry;
-                let mut model = check::mutual_exclusion::<Raymond>(Default::default(), &s);
+                let mut model =
+                    <MutualExclusion as Watches<Raymond>>::model(Default::default(), &s);
                 model.properties.truncate(1);
                 model.properties[0].name = "privilege_stays";
                 model.properties[0].judge = |_, st| match st.tokens_in_flight() {
@@ -319,7 +327,7 @@ fn a_violation_found_under_symmetry_is_an_execution_of_the_real_system() {
                 let check::Verdict::Violated { path, .. } = &report.properties[0].verdict else {
                     panic!("{:?}", report.properties[0].verdict)
                 };
-                let model = check::mutual_exclusion::<Raymond>(Default::default(), &s);
+                let model = <MutualExclusion as Watches<Raymond>>::model(Default::default(), &s);
                 let mut state = model.initial();
                 for step in path {
                     state = model.step(&state, step.clone()).expect("a real step");

@@ -1,7 +1,6 @@
 //! `linkrev run` end to end: the JSON summary, determinism per seed, and exit code 2 with
 //! a message naming the flag for every bad value.
 
-use linkrev::family::Family;
 use linkrev::registry::Algorithm;
 use serde_json::Value;
 use std::process::{Command, Output};
@@ -56,7 +55,7 @@ fn summary_has_the_documented_fields_and_repeats_per_seed() {
         ] {
             assert!(a.get(key).is_some(), "{algo}: {key} missing");
         }
-        for family in Family::ALL {
+        for family in linkrev::family::ALL {
             for metric in family.metrics() {
                 assert_eq!(
                     a.get(metric.column).is_some(),

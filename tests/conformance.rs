@@ -6,7 +6,7 @@
 use linkrev::conformance::scenario;
 
 use linkrev::conformance::{self, run};
-use linkrev::family::Family;
+
 use linkrev::registry::Algorithm;
 use linkrev::sim::ChangeMode;
 use proptest::prelude::*;
@@ -97,7 +97,7 @@ fn a_cut_off_node_elects_itself_once_in_every_variant() {
         delay: "const:1ms".into(),
         seed: 1,
     };
-    for algorithm in Algorithm::all().filter(|a| a.family() == Family::LeaderElection) {
+    for algorithm in Algorithm::all().filter(|a| a.family() == linkrev::family::LEADER_ELECTION) {
         let out = run(algorithm.def(), &s, ChangeMode::Overlap);
         let count = |c: &str| out.summary.metrics.count(c).unwrap();
         let name = algorithm.name();

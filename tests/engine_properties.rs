@@ -8,7 +8,7 @@
 //!   leader-election property is kept to show that the monitor reports it, once.
 
 use linkrev::NodeId;
-use linkrev::family::mutual_exclusion;
+use linkrev::family::{MutualExclusion, runner};
 use linkrev::protocol::{AlgoParams, Protocol, TokenView};
 use linkrev::sim::{ChangeMode, CsTime, Duration, WorkloadConfig};
 use linkrev::topology::events::{LinkChange, LinkEvent, LinkTimeline};
@@ -82,7 +82,7 @@ fn monitors_catch_a_protocol_without_exclusion() {
         rate: 1.0,
         cs_time: CsTime::Constant(Duration::from_secs_f64(0.5)),
     });
-    let out = mutual_exclusion::run::<Greedy>(&AlgoParams::default(), &s.timeline, cfg);
+    let out = runner::run::<MutualExclusion, Greedy>(&AlgoParams::default(), &s.timeline, cfg);
     let first = out.summary.first_violation.expect("a violation");
     // No token at all from the start, then overlapping critical sections.
     assert_eq!(first.kind, "token_count");

@@ -841,7 +841,6 @@ fn outcome(s: &linkrev::run::RunSummary) -> Outcome {
 /// that storm (for `le-malpani` the shrunk seed is one of them).
 #[test]
 fn counterexamples_through_every_leader_election_variant() {
-    use linkrev::family::Family;
     use linkrev::registry::Algorithm;
     const SINK: (&str, u64) = ("le_stranded_sink.txt", 12_972_905_661_980_995_664);
     const TWO: (&str, u64) = ("le_two_leaders.txt", 13_349_554_792_982_325_875);
@@ -871,7 +870,7 @@ fn counterexamples_through_every_leader_election_variant() {
             0,
         ),
     ];
-    for algorithm in Algorithm::all().filter(|a| a.family() == Family::LeaderElection) {
+    for algorithm in Algorithm::all().filter(|a| a.family() == linkrev::family::LEADER_ELECTION) {
         let name = algorithm.name();
         let Some(&(_, sink, two, storm, storms)) = expected.iter().find(|e| e.0 == name) else {
             panic!("{name}: add its expected outcomes on the counterexamples");

@@ -22,7 +22,8 @@
 //! budgets. The legality judgements are the monitors' own functions
 //! ([`crate::observe::le::check_component`], [`crate::observe::route::check_component`]),
 //! and the token count is the mutual-exclusion monitor's definition, so the checker and
-//! the simulator judge alike.
+//! the simulator judge alike. Each family's properties are part of its definition
+//! ([`crate::family`]), which builds its model with [`family_model`].
 //!
 //! Leader election and link reversal can raise heights forever in a component cut off
 //! from its leader, destination or token: such state spaces are infinite. The search is
@@ -49,10 +50,9 @@ pub mod state;
 pub mod symmetry;
 
 use crate::NodeId;
-use crate::observe;
-use crate::protocol::{LeaderView, Protocol, RouteView, TokenView};
+use crate::protocol::Protocol;
 use graph::SmallGraph;
-use model::{CheckProperty, CheckState, ProtocolModel, Step, When};
+use model::{CheckProperty, ProtocolModel, Step, When};
 use serde::Serialize;
 use stateright::{Checker, Model};
 use std::time::Instant;
@@ -250,7 +250,12 @@ pub fn describe(step: &Step) -> String {
     }
 }
 
-fn base<P: Protocol>(
+/// The model of `P` from a family's properties: the setup's graph and change budget,
+/// `requests` CS requests (0 for a family without a workload), one token and no
+/// destination (a family that needs them sets [`ProtocolModel::tokens`] and
+/// [`ProtocolModel::destination`]). The families' definitions
+/// ([`crate::family`]) build their models with it.
+pub fn family_model<P: Protocol>(
     config: P::Config,
     setup: &CheckSetup,
     requests: u8,
@@ -273,171 +278,9 @@ fn base<P: Protocol>(
     }
 }
 
-// ---------------------------------------------------------------------------------------
-// Families
-
-/// The mutual-exclusion model of `P`: requests, tokens, and its three properties.
-pub fn mutual_exclusion<P: Protocol + TokenView>(
-    config: P::Config,
-    setup: &CheckSetup,
-) -> ProtocolModel<P> {
-    let tokens = P::tokens(&config);
-    let mut model = base(
-        config,
-        setup,
-        setup.requests,
-        vec![
-            CheckProperty {
-                name: "at_most_k_in_cs",
-                description: "at most k nodes in the critical section",
-                when: When::Always,
-                judge: |m, s| {
-                    let inside = s.in_cs.len() as u32;
-                    if inside <= m.tokens {
-                        Ok(())
-                    } else {
-                        Err(format!(
-                            "{inside} nodes in the critical section ({:?}), at most {} allowed",
-                            s.in_cs, m.tokens
-                        ))
-                    }
-                },
-            },
-            CheckProperty {
-                name: "token_count",
-                description: "tokens held + in flight + lost = k",
-                when: When::Always,
-                judge: |m, s: &CheckState<P>| {
-                    let held: u32 = s.nodes.iter().map(TokenView::tokens_held).sum();
-                    let total = held + s.tokens_in_flight() + s.tokens_lost;
-                    if total == m.tokens {
-                        Ok(())
-                    } else {
-                        Err(format!(
-                            "{held} held + {} in flight + {} lost, {} expected",
-                            s.tokens_in_flight(),
-                            s.tokens_lost,
-                            m.tokens
-                        ))
-                    }
-                },
-            },
-            CheckProperty {
-                name: "requests_served",
-                description: "every request in a component holding a token is served once \
-                              changes stop (bounded)",
-                when: When::Terminal,
-                judge: |_, s: &CheckState<P>| {
-                    // Nothing is in flight in a terminal state, so every token is held.
-                    let graph = s.graph();
-                    let holders: Vec<NodeId> = (0..s.nodes.len() as NodeId)
-                        .filter(|&v| s.nodes[v as usize].tokens_held() > 0)
-                        .collect();
-                    match s
-                        .waiting
-                        .iter()
-                        .find(|&&w| holders.iter().any(|&h| graph.connected(w, h)))
-                    {
-                        None => Ok(()),
-                        Some(w) => Err(format!(
-                            "nothing left to happen, but node {w} still waits in a component \
-                             where a token is held (holders {holders:?})"
-                        )),
-                    }
-                },
-            },
-        ],
-    );
-    model.tokens = tokens;
-    model
-}
-
-/// The leader-election model of `P`.
-pub fn leader_election<P: Protocol + LeaderView>(
-    config: P::Config,
-    setup: &CheckSetup,
-) -> ProtocolModel<P> {
-    base(
-        config,
-        setup,
-        0,
-        vec![CheckProperty {
-            name: "legal_when_quiescent",
-            description: "with nothing in flight and no change left, every component has one \
-                          leader all agree on, the only sink, and up-to-date views",
-            when: When::Quiescent,
-            judge: |_, s| {
-                let graph = s.graph();
-                for members in observe::components(&graph) {
-                    observe::le::check_component(&s.nodes, &graph, &members)
-                        .map_err(|(why, _)| why)?;
-                }
-                Ok(())
-            },
-        }],
-    )
-}
-
-/// The route-family model of `P`.
-pub fn route<P: Protocol + RouteView>(config: P::Config, setup: &CheckSetup) -> ProtocolModel<P> {
-    let destination = P::destination(&config);
-    let mut model = base(
-        config,
-        setup,
-        0,
-        vec![CheckProperty {
-            name: "destination_oriented_when_quiescent",
-            description: "with nothing in flight and no change left, every node of the \
-                          destination's component but the destination has a lower neighbour, \
-                          and views are up to date",
-            when: When::Quiescent,
-            judge: |m, s| {
-                let dest = m.destination.expect("route models have a destination");
-                let graph = s.graph();
-                let members: Vec<NodeId> = (0..s.nodes.len() as NodeId)
-                    .filter(|&v| graph.connected(v, dest))
-                    .collect();
-                observe::route::check_component(&s.nodes, &graph, &members, dest)
-                    .map_err(|(why, _)| why)
-            },
-        }],
-    );
-    model.destination = Some(destination);
-    model
-}
-
-/// A typed check: builds `P`'s family model from the parameters and runs it.
+/// A typed check: builds `P`'s family model from the parameters and runs it (the
+/// registry keeps one per algorithm: [`crate::family::runner::check`]).
 pub type CheckRunner = fn(&crate::protocol::AlgoParams, &str, &CheckSetup) -> CheckReport;
-
-/// The runner of a mutual-exclusion algorithm.
-pub fn run_mutual_exclusion<P: Protocol + TokenView>(
-    params: &crate::protocol::AlgoParams,
-    name: &str,
-    setup: &CheckSetup,
-) -> CheckReport {
-    let config = <P::Config as crate::protocol::ProtocolConfig>::from_params(params);
-    run(name, mutual_exclusion::<P>(config, setup), setup)
-}
-
-/// The runner of a leader-election algorithm.
-pub fn run_leader_election<P: Protocol + LeaderView>(
-    params: &crate::protocol::AlgoParams,
-    name: &str,
-    setup: &CheckSetup,
-) -> CheckReport {
-    let config = <P::Config as crate::protocol::ProtocolConfig>::from_params(params);
-    run(name, leader_election::<P>(config, setup), setup)
-}
-
-/// The runner of a route-family algorithm.
-pub fn run_route<P: Protocol + RouteView>(
-    params: &crate::protocol::AlgoParams,
-    name: &str,
-    setup: &CheckSetup,
-) -> CheckReport {
-    let config = <P::Config as crate::protocol::ProtocolConfig>::from_params(params);
-    run(name, route::<P>(config, setup), setup)
-}
 
 /// A plain breadth-first search over `model` to `max_depth` actions: a `HashSet` of
 /// states and a queue, no properties, no threads. The baseline `linkrev bench check`

@@ -165,11 +165,11 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<Outcome> {
 /// `bench check`: the model checker's states per second against a plain search.
 fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
     use crate::check::{self, CheckSetup, graph::SmallGraph};
-    use crate::family::Family;
+    use crate::family::{MutualExclusion, Watches};
     use crate::protocol::me_rl::Rl;
     let graph = SmallGraph::parse(&args.graph)
         .map_err(|e| crate::input::InputError::parameter("graph", e))?;
-    let requests = if args.algo.family() == Family::MutualExclusion {
+    let requests = if args.algo.family().needs_workload() {
         args.requests
     } else {
         0
@@ -187,8 +187,8 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
     };
     // The plain search needs the model's type: RL, the default and heaviest.
     let plain = (args.algo.name() == "me-rl").then(|| {
-        let model =
-            check::mutual_exclusion::<Rl>(crate::protocol::TokenStart::default(), &setup(1));
+        let config = crate::protocol::TokenStart::default();
+        let model = <MutualExclusion as Watches<Rl>>::model(config, &setup(1));
         let started = std::time::Instant::now();
         // `max_depth` actions, as `check::run` explores.
         let states = check::naive_bfs(&model, args.max_depth + 1);

@@ -9,7 +9,7 @@ use crate::family::Family;
 use crate::input::InputError;
 use crate::output::write_atomically;
 use crate::registry::Algorithm;
-use crate::sim::ChangeMode;
+
 use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
@@ -88,7 +88,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         unreachable!("clap requires --algo and --graph without --table");
     };
     let graph = SmallGraph::parse(graph).map_err(|e| InputError::parameter("graph", e))?;
-    if args.requests > 0 && algo.family() != Family::MutualExclusion {
+    if args.requests > 0 && !algo.family().needs_workload() {
         return Err(InputError::parameter(
             "requests",
             format!(
@@ -247,23 +247,10 @@ fn violation_path(p: &crate::check::PropertyOutcome) -> &[crate::check::model::S
     }
 }
 
-/// The change mode the table checks a family in: leader election in its paper's
-/// setting (one change at a time), the others with changes overlapping traffic.
-fn table_mode(family: Family) -> ChangeMode {
-    match family {
-        Family::LeaderElection => ChangeMode::Serialize,
-        _ => ChangeMode::Overlap,
-    }
-}
-
-/// The depth the table explores a family to: `max_depth` for leader election and
-/// routes, half of it for mutual exclusion, whose requests and token moves multiply the
-/// states (the state bound applies to all).
+/// The depth the table explores a family to: `max_depth` divided by the family's
+/// [`crate::family::CheckPolicy::table_depth_divisor`] (the state bound applies to all).
 fn table_depth(family: Family, max_depth: usize) -> usize {
-    match family {
-        Family::MutualExclusion => max_depth / 2,
-        _ => max_depth,
-    }
+    max_depth / family.check_policy().table_depth_divisor.max(1)
 }
 
 /// README's table: every algorithm × graph × change budget, checked in parallel (each
@@ -285,8 +272,8 @@ fn table(args: &CheckArgs) -> String {
             let setup = CheckSetup {
                 graph: graphs[g].clone(),
                 changes,
-                change_mode: table_mode(algo.family()),
-                requests: if algo.family() == Family::MutualExclusion {
+                change_mode: algo.family().check_policy().table_changes,
+                requests: if algo.family().needs_workload() {
                     requests
                 } else {
                     0
@@ -335,7 +322,7 @@ fn table(args: &CheckArgs) -> String {
         args.max_states,
         graphs.len() - 2,
         args.max_depth,
-        table_depth(Family::MutualExclusion, args.max_depth),
+        table_depth(crate::family::MUTUAL_EXCLUSION, args.max_depth),
         args.max_states,
         symmetric,
     ));

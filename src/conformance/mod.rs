@@ -25,7 +25,7 @@
 
 pub mod scenario;
 
-use crate::family::Family;
+use crate::family::{self, Family};
 use crate::protocol::{AlgoParams, ParamKind, ParamValue};
 use crate::registry::AlgorithmDef;
 use crate::run::RunOutput;
@@ -37,16 +37,33 @@ use scenario::{DURATION, SERVICE_MARGIN, Scenario, config, connected_scenario};
 /// Cases per algorithm and suite.
 pub const CASES: u32 = 128;
 
+/// A family's suite, run on one algorithm.
+pub type Suite = fn(&AlgorithmDef);
+
+/// Each family's suite.
+pub const SUITES: [(Family, Suite); 3] = [
+    (family::LEADER_ELECTION, leader_election_suite),
+    (family::MUTUAL_EXCLUSION, mutual_exclusion_suite),
+    (family::ROUTE, route_suite),
+];
+
 /// Runs `algorithm`'s family suite on it.
 ///
 /// # Panics
-/// With the failing case, shrunk, when a property fails: call it from a `#[test]`.
+/// With the failing case, shrunk, when a property fails: call it from a `#[test]`. Also
+/// when the family has no suite here (a family of a user's own brings its suite and
+/// calls it directly).
 pub fn check(algorithm: &AlgorithmDef) {
-    match algorithm.family {
-        Family::LeaderElection => leader_election_suite(algorithm),
-        Family::MutualExclusion => mutual_exclusion_suite(algorithm),
-        Family::Route => route_suite(algorithm),
-    }
+    let (_, suite) = SUITES
+        .iter()
+        .find(|(f, _)| *f == algorithm.family)
+        .unwrap_or_else(|| {
+            panic!(
+                "the {} family has no conformance suite",
+                algorithm.family.name()
+            )
+        });
+    suite(algorithm);
 }
 
 /// Parameter values for a case: each declared parameter gets a value from its range,
@@ -261,4 +278,14 @@ pub fn route_suite(algorithm: &AlgorithmDef) {
         prop_assert!(count("partitioned_reversals") <= count("reversals"));
         Ok(())
     });
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_family_has_a_suite() {
+        for f in crate::family::ALL {
+            assert!(super::SUITES.iter().any(|(g, _)| *g == f), "{}", f.name());
+        }
+    }
 }

@@ -1,102 +1,210 @@
-//! Leader election: the metrics it declares and how a run is watched and summarised.
+//! Leader election: one leader per connected component, kept through topology changes
+//! (Malpani, Welch and Vaidya's problem). Everything linkrev knows about the family:
+//! its definition ([`DEFINITION`]: metrics, per-change table, report defaults, check
+//! policy) and how it watches, summarises, checks and draws runs ([`LeaderElection`]).
 //!
 //! The definitions (convergence, censoring, leaderless node-time, legality) are in the
 //! docs of [`crate::observe::le`], whose monitor watches every run through the
 //! [`LeaderView`] trait.
 
-use super::{
-    Extra, Family, FamilyMetrics, Metric, MetricValue, count, fraction, message_counts, messages,
-    real,
+use super::def::{
+    CellKind, Cells, CheckPolicy, EventRows, EventTableDef, Family, FamilyDef, FinishedRun, Metric,
+    MetricValue, PerEvent, Roles, RolesOf, Summary, Watches, mean, message_counts, quantile, ratio,
 };
-use crate::observe::le::LeMonitor;
-use crate::protocol::{AlgoParams, LeaderView, Protocol, ProtocolConfig};
-use crate::run::{EventRecords, RunOutput, base_summary, mean, quantile, ratio};
-use crate::sim::{Observer, RunConfig, Simulation};
-use crate::topology::events::LinkTimeline;
+use crate::NodeId;
+use crate::check::model::{CheckProperty, ProtocolModel, When};
+use crate::check::{CheckSetup, family_model};
+use crate::observe;
+use crate::observe::le::{ChangeRecord, LeMonitor};
+use crate::observe::safety::SafetyLog;
+use crate::protocol::{LeaderView, Protocol};
+use crate::sim::ChangeMode;
+use std::any::Any;
 
 /// The per-run metrics, in column order.
 pub const METRICS: &[Metric] = &[
-    real("msgs_per_change", "messages per topology change"),
-    real("conv_time_mean", "convergence time (s)"),
-    real("conv_time_p95", "95th-percentile convergence time (s)"),
-    fraction("converged_fraction", "fraction of changes converged"),
-    count("censored_changes", "censored topology changes"),
-    fraction("leaderless_fraction", "fraction of time without a leader"),
-    count("leader_changes", "leader changes"),
-    count("elections", "leader elections"),
-    count(
+    Metric::real("msgs_per_change", "messages per topology change"),
+    Metric::real("conv_time_mean", "convergence time (s)"),
+    Metric::real("conv_time_p95", "95th-percentile convergence time (s)"),
+    Metric::fraction("converged_fraction", "fraction of changes converged"),
+    Metric::count("censored_changes", "censored topology changes"),
+    Metric::fraction("leaderless_fraction", "fraction of time without a leader"),
+    Metric::count("leader_changes", "leader changes"),
+    Metric::count("elections", "leader elections"),
+    Metric::count(
         "unnecessary_elections",
         "elections while a leader was reachable",
     ),
-    messages("msgs_update", "Update messages", &["Update"]),
+    Metric::messages("msgs_update", "Update messages", &["Update"]),
 ];
 
-/// Runs a leader-election protocol, configured by `params`, with its monitor.
-pub fn run<P: Protocol + LeaderView>(
-    params: &AlgoParams,
-    timeline: &LinkTimeline,
-    config: RunConfig,
-) -> RunOutput {
-    run_with::<P, ()>(params, timeline, config, Extra::none())
+/// The columns of a topology-change record ([`ChangeRecord`]), shared with the route
+/// family's table.
+pub const CHANGE_COLUMNS: &[(&str, CellKind)] = &[
+    ("time_s", CellKind::Real),
+    ("kind", CellKind::Word),
+    ("a", CellKind::Node),
+    ("b", CellKind::Node),
+    ("converged", CellKind::Flag),
+    ("convergence_time_s", CellKind::OptionalReal),
+    ("messages", CellKind::Count),
+    ("censored", CellKind::Flag),
+];
+
+/// Leader election.
+pub const DEFINITION: FamilyDef = FamilyDef {
+    name: "leader-election",
+    needs_workload: false,
+    metrics: METRICS,
+    events: EventTableDef {
+        name: "changes",
+        events: "topology changes",
+        unfinished: "never converged",
+        columns: CHANGE_COLUMNS,
+        distribution_columns: &[
+            ("convergence_time_s", "convergence time (s)"),
+            ("messages", "messages"),
+        ],
+        unfinished_count: (
+            "censored_changes",
+            "censored_changes",
+            "topology changes whose convergence the run's end cut off",
+        ),
+    },
+    headline: &["conv_time_mean", "msgs_per_change"],
+    paired: None,
+    per_event: PerEvent {
+        count: "topology_changes",
+        suffix: "per_change",
+        what: "per topology change",
+    },
+    // The paper's setting: one change at a time.
+    check: CheckPolicy {
+        table_changes: ChangeMode::Serialize,
+        table_depth_divisor: 1,
+    },
+};
+
+/// The cells of topology-change records, in [`CHANGE_COLUMNS`] order.
+pub fn change_cells<'r>(rows: impl Iterator<Item = &'r ChangeRecord> + Clone) -> Vec<Cells> {
+    vec![
+        Cells::Real(rows.clone().map(|c| c.time_s).collect()),
+        Cells::Word(rows.clone().map(|c| c.kind).collect()),
+        Cells::Node(rows.clone().map(|c| c.a).collect()),
+        Cells::Node(rows.clone().map(|c| c.b).collect()),
+        Cells::Flag(rows.clone().map(|c| c.converged).collect()),
+        Cells::OptionalReal(rows.clone().map(|c| c.convergence_time_s).collect()),
+        Cells::Count(rows.clone().map(|c| c.messages).collect()),
+        Cells::Flag(rows.map(|c| c.censored).collect()),
+    ]
 }
 
-/// [`run`], with `extra`'s observer told everything after the monitor.
-pub fn run_with<P: Protocol + LeaderView, O: Observer<P>>(
-    params: &AlgoParams,
-    timeline: &LinkTimeline,
-    config: RunConfig,
-    extra: Extra<'_, P, O>,
-) -> RunOutput {
-    let protocol = P::Config::from_params(params);
-    let mut sim = Simulation::<P>::starting(timeline, config.clone(), &protocol, extra.states);
-    let mut monitor = LeMonitor::new();
-    monitor.safety.keep = extra.keep_violations;
-    monitor.safety.keep_from_s = extra.keep_from.as_secs_f64();
-    sim.run(&mut (&mut monitor, extra.observer));
-    let counters = sim.counters();
-    let n = sim.nodes().len();
-    let records = &monitor.records;
-    let mut times: Vec<f64> = records
-        .iter()
-        .filter_map(|r| r.convergence_time_s)
-        .collect();
-    times.sort_by(f64::total_cmp);
-    let converged = records.iter().filter(|r| r.converged).count() as u64;
-    let mut values = vec![
-        (
-            "msgs_per_change",
-            MetricValue::Real(ratio(counters.messages, counters.topology_changes)),
-        ),
-        ("conv_time_mean", MetricValue::Real(mean(&times))),
-        ("conv_time_p95", MetricValue::Real(quantile(&times, 0.95))),
-        (
-            "converged_fraction",
-            MetricValue::Real(ratio(converged, records.len() as u64)),
-        ),
-        (
-            "censored_changes",
-            MetricValue::Count(records.iter().filter(|r| r.censored).count() as u64),
-        ),
-        (
-            "leaderless_fraction",
-            MetricValue::Real(Some(
-                monitor.leaderless_node_time
-                    / (n as f64 * config.duration.as_secs_f64()).max(f64::MIN_POSITIVE),
-            )),
-        ),
-        ("leader_changes", MetricValue::Count(monitor.leader_changes)),
-        ("elections", MetricValue::Count(monitor.elections)),
-        (
-            "unnecessary_elections",
-            MetricValue::Count(monitor.unnecessary_elections),
-        ),
-    ];
-    values.extend(message_counts::<P::Msg>(METRICS, counters));
-    let metrics = FamilyMetrics::new(Family::LeaderElection, values);
-    let summary = base_summary(&config, n, counters, &monitor.safety, metrics);
-    RunOutput {
-        summary,
-        violations: std::mem::take(&mut monitor.safety.kept),
-        events: EventRecords::Changes(monitor.records),
+impl EventRows for Vec<ChangeRecord> {
+    fn len(&self) -> usize {
+        self.len()
+    }
+
+    fn columns(&self) -> Vec<Cells> {
+        change_cells(self.iter())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn boxed_clone(&self) -> Box<dyn EventRows> {
+        Box::new(self.clone())
+    }
+}
+
+/// The leader-election family's marker: [`Watches`] for every [`LeaderView`] protocol.
+#[derive(Clone, Copy, Debug)]
+pub struct LeaderElection;
+
+impl<P: Protocol + LeaderView> Watches<P> for LeaderElection {
+    const FAMILY: Family = Family(&DEFINITION);
+
+    type Monitor = LeMonitor<P::Height>;
+
+    fn monitor(_: &P::Config) -> Self::Monitor {
+        LeMonitor::new()
+    }
+
+    fn safety(monitor: &mut Self::Monitor) -> &mut SafetyLog {
+        &mut monitor.safety
+    }
+
+    fn summarise(monitor: &mut Self::Monitor, run: &FinishedRun<'_, P>) -> Summary {
+        let counters = run.counters;
+        let n = run.nodes.len();
+        let records = std::mem::take(&mut monitor.records);
+        let mut times: Vec<f64> = records
+            .iter()
+            .filter_map(|r| r.convergence_time_s)
+            .collect();
+        times.sort_by(f64::total_cmp);
+        let converged = records.iter().filter(|r| r.converged).count() as u64;
+        let node_time = n as f64 * run.config.duration.as_secs_f64();
+        let mut values = vec![
+            (
+                "msgs_per_change",
+                MetricValue::Real(ratio(counters.messages, counters.topology_changes)),
+            ),
+            ("conv_time_mean", MetricValue::Real(mean(&times))),
+            ("conv_time_p95", MetricValue::Real(quantile(&times, 0.95))),
+            (
+                "converged_fraction",
+                MetricValue::Real(ratio(converged, records.len() as u64)),
+            ),
+            (
+                "censored_changes",
+                MetricValue::Count(records.iter().filter(|r| r.censored).count() as u64),
+            ),
+            (
+                "leaderless_fraction",
+                MetricValue::Real(Some(
+                    monitor.leaderless_node_time / node_time.max(f64::MIN_POSITIVE),
+                )),
+            ),
+            ("leader_changes", MetricValue::Count(monitor.leader_changes)),
+            ("elections", MetricValue::Count(monitor.elections)),
+            (
+                "unnecessary_elections",
+                MetricValue::Count(monitor.unnecessary_elections),
+            ),
+        ];
+        values.extend(message_counts::<P::Msg>(METRICS, counters));
+        (values, Box::new(records))
+    }
+
+    fn model(config: P::Config, setup: &CheckSetup) -> ProtocolModel<P> {
+        family_model(
+            config,
+            setup,
+            0,
+            vec![CheckProperty {
+                name: "legal_when_quiescent",
+                description: "with nothing in flight and no change left, every component \
+                              has one leader all agree on, the only sink, and up-to-date \
+                              views",
+                when: When::Quiescent,
+                judge: |_, s| {
+                    let graph = s.graph();
+                    for members in observe::components(&graph) {
+                        observe::le::check_component(&s.nodes, &graph, &members)
+                            .map_err(|(why, _)| why)?;
+                    }
+                    Ok(())
+                },
+            }],
+        )
+    }
+
+    fn roles(_: &P::Config) -> RolesOf<P> {
+        Box::new(|p: &P, id: NodeId| Roles {
+            leader: Some(p.leader()),
+            leads: p.leader() == id,
+            ..Roles::default()
+        })
     }
 }

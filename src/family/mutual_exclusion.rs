@@ -1,110 +1,248 @@
-//! Mutual exclusion: the metrics it declares and how a run is watched and summarised.
+//! Mutual exclusion: a token (or k) that grants the critical section (RL, k-RL,
+//! Raymond). Everything linkrev knows about the family: its definition
+//! ([`DEFINITION`]: metrics, per-request table, report defaults, check policy) and how
+//! it watches, summarises, checks and draws runs ([`MutualExclusion`]).
 //!
 //! Runs need the CS workload (`sim`'s request process); the monitors of
 //! [`crate::observe::me`] watch every run through the [`TokenView`] trait.
 
-use super::{
-    Extra, Family, FamilyMetrics, Metric, MetricValue, ROUTE_REPLY, ROUTE_REQUEST, count,
-    message_counts, messages, real,
+use super::def::{
+    CellKind, Cells, CheckPolicy, EventRows, EventTableDef, Family, FamilyDef, FinishedRun, Metric,
+    MetricValue, PerEvent, ROUTE_REPLY, ROUTE_REQUEST, Roles, RolesOf, Summary, Watches, mean,
+    message_counts, quantile, ratio,
 };
+use crate::NodeId;
+use crate::check::model::{CheckProperty, CheckState, ProtocolModel, When};
+use crate::check::{CheckSetup, family_model};
 use crate::observe::me::MeMonitor;
-use crate::protocol::{AlgoParams, Protocol, ProtocolConfig, TokenView};
-use crate::run::{EventRecords, RunOutput, base_summary, mean, quantile, ratio};
-use crate::sim::{Observer, RunConfig, Simulation};
-use crate::topology::events::LinkTimeline;
+use crate::observe::safety::SafetyLog;
+use crate::protocol::{Protocol, TokenView};
+use crate::sim::{ChangeMode, RequestRecord};
+use std::any::Any;
 
 /// The per-run metrics, in column order.
 pub const METRICS: &[Metric] = &[
-    count("cs_requests", "CS requests"),
-    count("cs_entries", "CS entries"),
-    count("cs_waiting_at_end", "CS requests waiting at the end"),
-    real("wait_mean", "CS waiting time (s)"),
-    real("wait_p95", "95th-percentile CS waiting time (s)"),
-    real("msgs_per_cs", "messages per CS entry"),
-    count(
+    Metric::count("cs_requests", "CS requests"),
+    Metric::count("cs_entries", "CS entries"),
+    Metric::count("cs_waiting_at_end", "CS requests waiting at the end"),
+    Metric::real("wait_mean", "CS waiting time (s)"),
+    Metric::real("wait_p95", "95th-percentile CS waiting time (s)"),
+    Metric::real("msgs_per_cs", "messages per CS entry"),
+    Metric::count(
         "msgs_tokenless",
         "messages sent in a component without a token",
     )
     .per_event_ratio(),
-    messages("msgs_request", "Request messages", &["Request"]),
+    Metric::messages("msgs_request", "Request messages", &["Request"]),
     // RL's Token and Raymond's PRIVILEGE: the same role, one column.
-    messages(
+    Metric::messages(
         "msgs_token",
         "Token (PRIVILEGE) messages",
         &["Token", "Privilege"],
     ),
-    messages("msgs_link_info", "LinkInfo messages", &["LinkInfo"]),
-    messages(
+    Metric::messages("msgs_link_info", "LinkInfo messages", &["LinkInfo"]),
+    Metric::messages(
         "msgs_route_request",
         "RouteRequest messages (discovery)",
         &[ROUTE_REQUEST],
     ),
-    messages(
+    Metric::messages(
         "msgs_route_reply",
         "RouteReply messages (discovery)",
         &[ROUTE_REPLY],
     ),
 ];
 
-/// Runs a mutual-exclusion protocol, configured by `params`, with its monitors.
-pub fn run<P: Protocol + TokenView>(
-    params: &AlgoParams,
-    timeline: &LinkTimeline,
-    config: RunConfig,
-) -> RunOutput {
-    run_with::<P, ()>(params, timeline, config, Extra::none())
+/// Mutual exclusion.
+pub const DEFINITION: FamilyDef = FamilyDef {
+    name: "mutual-exclusion",
+    needs_workload: true,
+    metrics: METRICS,
+    events: EventTableDef {
+        name: "requests",
+        events: "requests",
+        unfinished: "never served",
+        // Requests still waiting at the end have null `entered_s`, `exited_s` and
+        // `wait_s`.
+        columns: &[
+            ("node", CellKind::Node),
+            ("requested_s", CellKind::Real),
+            ("entered_s", CellKind::OptionalReal),
+            ("exited_s", CellKind::OptionalReal),
+            ("wait_s", CellKind::OptionalReal),
+        ],
+        distribution_columns: &[("wait_s", "CS waiting time (s)")],
+        unfinished_count: (
+            "requests_unserved_at_end",
+            "cs_waiting_at_end",
+            "CS requests still waiting when a run ended (reported, not dropped)",
+        ),
+    },
+    headline: &["wait_mean", "msgs_per_cs"],
+    paired: Some("wait_mean"),
+    per_event: PerEvent {
+        count: "cs_entries",
+        suffix: "per_cs",
+        what: "per CS entry",
+    },
+    // Requests and token moves multiply the states: half the depth.
+    check: CheckPolicy {
+        table_changes: ChangeMode::Overlap,
+        table_depth_divisor: 2,
+    },
+};
+
+impl EventRows for Vec<RequestRecord> {
+    fn len(&self) -> usize {
+        self.len()
+    }
+
+    fn columns(&self) -> Vec<Cells> {
+        let secs = |t: Option<crate::sim::SimTime>| t.map(|t| t.as_secs_f64());
+        vec![
+            Cells::Node(self.iter().map(|q| q.node).collect()),
+            Cells::Real(self.iter().map(|q| q.requested.as_secs_f64()).collect()),
+            Cells::OptionalReal(self.iter().map(|q| secs(q.entered)).collect()),
+            Cells::OptionalReal(self.iter().map(|q| secs(q.exited)).collect()),
+            Cells::OptionalReal(
+                self.iter()
+                    .map(|q| q.entered.map(|t| t.since(q.requested).as_secs_f64()))
+                    .collect(),
+            ),
+        ]
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn boxed_clone(&self) -> Box<dyn EventRows> {
+        Box::new(self.clone())
+    }
 }
 
-/// [`run`], with `extra`'s observer told everything after the monitor.
-pub fn run_with<P: Protocol + TokenView, O: Observer<P>>(
-    params: &AlgoParams,
-    timeline: &LinkTimeline,
-    config: RunConfig,
-    extra: Extra<'_, P, O>,
-) -> RunOutput {
-    let protocol = P::Config::from_params(params);
-    let mut sim = Simulation::<P>::starting(timeline, config.clone(), &protocol, extra.states);
-    let mut monitor = MeMonitor::new(P::tokens(&protocol));
-    monitor.safety.keep = extra.keep_violations;
-    monitor.safety.keep_from_s = extra.keep_from.as_secs_f64();
-    sim.run(&mut (&mut monitor, extra.observer));
-    let counters = sim.counters();
-    let requests = sim.requests().to_vec();
-    let mut waits: Vec<f64> = requests
-        .iter()
-        .filter_map(|r| r.entered.map(|e| e.since(r.requested).as_secs_f64()))
-        .collect();
-    waits.sort_by(f64::total_cmp);
-    let mut values = vec![
-        ("cs_requests", MetricValue::Count(requests.len() as u64)),
-        ("cs_entries", MetricValue::Count(counters.cs_entries)),
-        (
-            "cs_waiting_at_end",
-            MetricValue::Count(requests.iter().filter(|r| r.entered.is_none()).count() as u64),
-        ),
-        ("wait_mean", MetricValue::Real(mean(&waits))),
-        ("wait_p95", MetricValue::Real(quantile(&waits, 0.95))),
-        (
-            "msgs_per_cs",
-            MetricValue::Real(ratio(counters.messages, counters.cs_entries)),
-        ),
-        (
-            "msgs_tokenless",
-            MetricValue::Count(monitor.messages_tokenless),
-        ),
-    ];
-    values.extend(message_counts::<P::Msg>(METRICS, counters));
-    let metrics = FamilyMetrics::new(Family::MutualExclusion, values);
-    let summary = base_summary(
-        &config,
-        sim.nodes().len(),
-        counters,
-        &monitor.safety,
-        metrics,
-    );
-    RunOutput {
-        summary,
-        violations: std::mem::take(&mut monitor.safety.kept),
-        events: EventRecords::Requests(requests),
+/// The mutual-exclusion family's marker: [`Watches`] for every [`TokenView`] protocol.
+#[derive(Clone, Copy, Debug)]
+pub struct MutualExclusion;
+
+impl<P: Protocol + TokenView> Watches<P> for MutualExclusion {
+    const FAMILY: Family = Family(&DEFINITION);
+
+    type Monitor = MeMonitor;
+
+    fn monitor(config: &P::Config) -> MeMonitor {
+        MeMonitor::new(P::tokens(config))
     }
+
+    fn safety(monitor: &mut MeMonitor) -> &mut SafetyLog {
+        &mut monitor.safety
+    }
+
+    fn summarise(monitor: &mut MeMonitor, run: &FinishedRun<'_, P>) -> Summary {
+        let counters = run.counters;
+        let requests = run.requests.to_vec();
+        let mut waits: Vec<f64> = requests
+            .iter()
+            .filter_map(|r| r.entered.map(|e| e.since(r.requested).as_secs_f64()))
+            .collect();
+        waits.sort_by(f64::total_cmp);
+        let waiting = requests.iter().filter(|r| r.entered.is_none()).count() as u64;
+        let mut values = vec![
+            ("cs_requests", MetricValue::Count(requests.len() as u64)),
+            ("cs_entries", MetricValue::Count(counters.cs_entries)),
+            ("cs_waiting_at_end", MetricValue::Count(waiting)),
+            ("wait_mean", MetricValue::Real(mean(&waits))),
+            ("wait_p95", MetricValue::Real(quantile(&waits, 0.95))),
+            (
+                "msgs_per_cs",
+                MetricValue::Real(ratio(counters.messages, counters.cs_entries)),
+            ),
+            (
+                "msgs_tokenless",
+                MetricValue::Count(monitor.messages_tokenless),
+            ),
+        ];
+        values.extend(message_counts::<P::Msg>(METRICS, counters));
+        (values, Box::new(requests))
+    }
+
+    fn model(config: P::Config, setup: &CheckSetup) -> ProtocolModel<P> {
+        let tokens = P::tokens(&config);
+        let mut model = family_model(config, setup, setup.requests, properties::<P>());
+        model.tokens = tokens;
+        model
+    }
+
+    fn roles(_: &P::Config) -> RolesOf<P> {
+        Box::new(|p: &P, _: NodeId| Roles {
+            tokens: p.tokens_held(),
+            cs: p.in_cs(),
+            ..Roles::default()
+        })
+    }
+}
+
+/// The checker's three properties.
+fn properties<P: Protocol + TokenView>() -> Vec<CheckProperty<P>> {
+    vec![
+        CheckProperty {
+            name: "at_most_k_in_cs",
+            description: "at most k nodes in the critical section",
+            when: When::Always,
+            judge: |m, s| {
+                let inside = s.in_cs.len() as u32;
+                if inside <= m.tokens {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "{inside} nodes in the critical section ({:?}), at most {} allowed",
+                        s.in_cs, m.tokens
+                    ))
+                }
+            },
+        },
+        CheckProperty {
+            name: "token_count",
+            description: "tokens held + in flight + lost = k",
+            when: When::Always,
+            judge: |m, s: &CheckState<P>| {
+                let held: u32 = s.nodes.iter().map(TokenView::tokens_held).sum();
+                let total = held + s.tokens_in_flight() + s.tokens_lost;
+                if total == m.tokens {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "{held} held + {} in flight + {} lost, {} expected",
+                        s.tokens_in_flight(),
+                        s.tokens_lost,
+                        m.tokens
+                    ))
+                }
+            },
+        },
+        CheckProperty {
+            name: "requests_served",
+            description: "every request in a component holding a token is served once \
+                          changes stop (bounded)",
+            when: When::Terminal,
+            judge: |_, s: &CheckState<P>| {
+                // Nothing is in flight in a terminal state, so every token is held.
+                let graph = s.graph();
+                let holders: Vec<NodeId> = (0..s.nodes.len() as NodeId)
+                    .filter(|&v| s.nodes[v as usize].tokens_held() > 0)
+                    .collect();
+                match s
+                    .waiting
+                    .iter()
+                    .find(|&&w| holders.iter().any(|&h| graph.connected(w, h)))
+                {
+                    None => Ok(()),
+                    Some(w) => Err(format!(
+                        "nothing left to happen, but node {w} still waits in a component \
+                         where a token is held (holders {holders:?})"
+                    )),
+                }
+            },
+        },
+    ]
 }

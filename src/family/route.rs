@@ -1,131 +1,237 @@
-//! Routes to one destination (Gafni–Bertsekas link reversal): the metrics the family
-//! declares and how a run is watched and summarised.
+//! Routes to one destination (Gafni–Bertsekas link reversal): a destination-oriented
+//! DAG, a route from every node to one destination. Everything linkrev knows about the
+//! family: its definition ([`DEFINITION`]: metrics, per-change table, report defaults,
+//! check policy) and how it watches, summarises, checks and draws runs ([`Route`]).
 //!
 //! The definitions (legality, convergence, reversal steps, route availability,
 //! partitioned components) are in the docs of [`crate::observe::route`], whose monitor
 //! watches every run through the [`RouteView`] trait.
 
-use super::{
-    Extra, Family, FamilyMetrics, Metric, MetricValue, count, fraction, message_counts, messages,
-    real,
+use super::def::{
+    CellKind, Cells, CheckPolicy, EventRows, EventTableDef, Family, FamilyDef, FinishedRun, Metric,
+    MetricValue, PerEvent, Roles, RolesOf, Summary, Watches, mean, message_counts, quantile, ratio,
 };
-use crate::observe::route::RouteMonitor;
-use crate::protocol::{AlgoParams, Protocol, ProtocolConfig, RouteView};
-use crate::run::{EventRecords, RunOutput, base_summary, mean, quantile, ratio};
-use crate::sim::{Observer, RunConfig, Simulation};
-use crate::topology::events::LinkTimeline;
+use super::leader_election::change_cells;
+use crate::NodeId;
+use crate::check::model::{CheckProperty, ProtocolModel, When};
+use crate::check::{CheckSetup, family_model};
+use crate::observe;
+use crate::observe::route::{RouteChangeRecord, RouteMonitor};
+use crate::observe::safety::SafetyLog;
+use crate::protocol::{Protocol, RouteView};
+use crate::sim::ChangeMode;
+use std::any::Any;
 
 /// The per-run metrics, in column order. The per-change means are over the changes
 /// that converged.
 pub const METRICS: &[Metric] = &[
-    real("reversals_per_change", "reversal steps per topology change"),
-    real(
+    Metric::real("reversals_per_change", "reversal steps per topology change"),
+    Metric::real(
         "nodes_reversed_per_change",
         "nodes that reversed per topology change",
     ),
-    real("route_msgs_per_change", "messages per topology change"),
-    real("route_conv_time_mean", "convergence time (s)"),
-    real(
+    Metric::real("route_msgs_per_change", "messages per topology change"),
+    Metric::real("route_conv_time_mean", "convergence time (s)"),
+    Metric::real(
         "route_conv_time_p95",
         "95th-percentile convergence time (s)",
     ),
-    fraction(
+    Metric::fraction(
         "route_converged_fraction",
         "fraction of changes converged (outside partitions)",
     ),
-    count("route_censored_changes", "censored topology changes"),
-    count("partitioned_changes", "topology changes inside a partition"),
-    fraction(
+    Metric::count("route_censored_changes", "censored topology changes"),
+    Metric::count("partitioned_changes", "topology changes inside a partition"),
+    Metric::fraction(
         "route_availability",
         "fraction of node-time with a route to the destination",
     ),
-    count("reversals", "reversal steps"),
-    count(
+    Metric::count("reversals", "reversal steps"),
+    Metric::count(
         "partitioned_reversals",
         "reversal steps in components without the destination",
     ),
-    messages("msgs_height", "Height messages", &["Height"]),
+    Metric::messages("msgs_height", "Height messages", &["Height"]),
 ];
 
-/// Runs a route-family protocol, configured by `params`, with its monitor.
-pub fn run<P: Protocol + RouteView>(
-    params: &AlgoParams,
-    timeline: &LinkTimeline,
-    config: RunConfig,
-) -> RunOutput {
-    run_with::<P, ()>(params, timeline, config, Extra::none())
+/// Routes to a destination.
+pub const DEFINITION: FamilyDef = FamilyDef {
+    name: "route",
+    needs_workload: false,
+    metrics: METRICS,
+    events: EventTableDef {
+        name: "route_changes",
+        events: "topology changes",
+        unfinished: "never converged",
+        // The leader-election columns, then `partitioned`, `reversals` and
+        // `nodes_reversed`.
+        columns: &[
+            ("time_s", CellKind::Real),
+            ("kind", CellKind::Word),
+            ("a", CellKind::Node),
+            ("b", CellKind::Node),
+            ("converged", CellKind::Flag),
+            ("convergence_time_s", CellKind::OptionalReal),
+            ("messages", CellKind::Count),
+            ("censored", CellKind::Flag),
+            ("partitioned", CellKind::Flag),
+            ("reversals", CellKind::Count),
+            ("nodes_reversed", CellKind::Count),
+        ],
+        distribution_columns: &[
+            ("convergence_time_s", "convergence time (s)"),
+            ("messages", "messages"),
+            ("reversals", "reversal steps"),
+            ("nodes_reversed", "nodes that reversed"),
+        ],
+        unfinished_count: (
+            "route_censored_changes",
+            "route_censored_changes",
+            "topology changes whose convergence the run's end cut off",
+        ),
+    },
+    headline: &["reversals_per_change", "route_conv_time_mean"],
+    paired: None,
+    per_event: PerEvent {
+        count: "topology_changes",
+        suffix: "per_change",
+        what: "per topology change",
+    },
+    check: CheckPolicy {
+        table_changes: ChangeMode::Overlap,
+        table_depth_divisor: 1,
+    },
+};
+
+impl EventRows for Vec<RouteChangeRecord> {
+    fn len(&self) -> usize {
+        self.len()
+    }
+
+    fn columns(&self) -> Vec<Cells> {
+        let mut cells = change_cells(self.iter().map(|r| &r.change));
+        cells.extend([
+            Cells::Flag(self.iter().map(|r| r.partitioned).collect()),
+            Cells::Count(self.iter().map(|r| r.reversals).collect()),
+            Cells::Count(self.iter().map(|r| r.nodes_reversed).collect()),
+        ]);
+        cells
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn boxed_clone(&self) -> Box<dyn EventRows> {
+        Box::new(self.clone())
+    }
 }
 
-/// [`run`], with `extra`'s observer told everything after the monitor.
-pub fn run_with<P: Protocol + RouteView, O: Observer<P>>(
-    params: &AlgoParams,
-    timeline: &LinkTimeline,
-    config: RunConfig,
-    extra: Extra<'_, P, O>,
-) -> RunOutput {
-    let protocol = P::Config::from_params(params);
-    let mut sim = Simulation::<P>::starting(timeline, config.clone(), &protocol, extra.states);
-    let mut monitor = RouteMonitor::<P::Height>::new(P::destination(&protocol));
-    monitor.safety.keep = extra.keep_violations;
-    monitor.safety.keep_from_s = extra.keep_from.as_secs_f64();
-    sim.run(&mut (&mut monitor, extra.observer));
-    let counters = sim.counters();
-    let n = sim.nodes().len();
-    let records = &monitor.records;
-    let converged: Vec<_> = records.iter().filter(|r| r.change.converged).collect();
-    let per_change = |f: fn(&crate::observe::route::RouteChangeRecord) -> u64| {
-        let values: Vec<f64> = converged.iter().map(|r| f(r) as f64).collect();
-        MetricValue::Real(mean(&values))
-    };
-    let mut times: Vec<f64> = converged
-        .iter()
-        .filter_map(|r| r.change.convergence_time_s)
-        .collect();
-    times.sort_by(f64::total_cmp);
-    let outside = records.iter().filter(|r| !r.partitioned).count() as u64;
-    let mut values = vec![
-        ("reversals_per_change", per_change(|r| r.reversals)),
-        (
-            "nodes_reversed_per_change",
-            per_change(|r| r.nodes_reversed),
-        ),
-        ("route_msgs_per_change", per_change(|r| r.change.messages)),
-        ("route_conv_time_mean", MetricValue::Real(mean(&times))),
-        (
-            "route_conv_time_p95",
-            MetricValue::Real(quantile(&times, 0.95)),
-        ),
-        (
-            "route_converged_fraction",
-            MetricValue::Real(ratio(converged.len() as u64, outside)),
-        ),
-        (
-            "route_censored_changes",
-            MetricValue::Count(records.iter().filter(|r| r.change.censored).count() as u64),
-        ),
-        (
-            "partitioned_changes",
-            MetricValue::Count(records.iter().filter(|r| r.partitioned).count() as u64),
-        ),
-        (
-            "route_availability",
-            MetricValue::Real(Some(
-                monitor.routed_node_time
-                    / (n as f64 * config.duration.as_secs_f64()).max(f64::MIN_POSITIVE),
-            )),
-        ),
-        ("reversals", MetricValue::Count(monitor.reversals)),
-        (
-            "partitioned_reversals",
-            MetricValue::Count(monitor.partitioned_reversals),
-        ),
-    ];
-    values.extend(message_counts::<P::Msg>(METRICS, counters));
-    let metrics = FamilyMetrics::new(Family::Route, values);
-    let summary = base_summary(&config, n, counters, &monitor.safety, metrics);
-    RunOutput {
-        summary,
-        violations: std::mem::take(&mut monitor.safety.kept),
-        events: EventRecords::RouteChanges(monitor.records),
+/// The route family's marker: [`Watches`] for every [`RouteView`] protocol.
+#[derive(Clone, Copy, Debug)]
+pub struct Route;
+
+impl<P: Protocol + RouteView> Watches<P> for Route {
+    const FAMILY: Family = Family(&DEFINITION);
+
+    type Monitor = RouteMonitor<P::Height>;
+
+    fn monitor(config: &P::Config) -> Self::Monitor {
+        RouteMonitor::new(P::destination(config))
+    }
+
+    fn safety(monitor: &mut Self::Monitor) -> &mut SafetyLog {
+        &mut monitor.safety
+    }
+
+    fn summarise(monitor: &mut Self::Monitor, run: &FinishedRun<'_, P>) -> Summary {
+        let counters = run.counters;
+        let n = run.nodes.len();
+        let records = std::mem::take(&mut monitor.records);
+        let converged: Vec<_> = records.iter().filter(|r| r.change.converged).collect();
+        let per_change = |f: fn(&RouteChangeRecord) -> u64| {
+            let values: Vec<f64> = converged.iter().map(|r| f(r) as f64).collect();
+            MetricValue::Real(mean(&values))
+        };
+        let mut times: Vec<f64> = converged
+            .iter()
+            .filter_map(|r| r.change.convergence_time_s)
+            .collect();
+        times.sort_by(f64::total_cmp);
+        let outside = records.iter().filter(|r| !r.partitioned).count() as u64;
+        let node_time = n as f64 * run.config.duration.as_secs_f64();
+        let mut values = vec![
+            ("reversals_per_change", per_change(|r| r.reversals)),
+            (
+                "nodes_reversed_per_change",
+                per_change(|r| r.nodes_reversed),
+            ),
+            ("route_msgs_per_change", per_change(|r| r.change.messages)),
+            ("route_conv_time_mean", MetricValue::Real(mean(&times))),
+            (
+                "route_conv_time_p95",
+                MetricValue::Real(quantile(&times, 0.95)),
+            ),
+            (
+                "route_converged_fraction",
+                MetricValue::Real(ratio(converged.len() as u64, outside)),
+            ),
+            (
+                "route_censored_changes",
+                MetricValue::Count(records.iter().filter(|r| r.change.censored).count() as u64),
+            ),
+            (
+                "partitioned_changes",
+                MetricValue::Count(records.iter().filter(|r| r.partitioned).count() as u64),
+            ),
+            (
+                "route_availability",
+                MetricValue::Real(Some(
+                    monitor.routed_node_time / node_time.max(f64::MIN_POSITIVE),
+                )),
+            ),
+            ("reversals", MetricValue::Count(monitor.reversals)),
+            (
+                "partitioned_reversals",
+                MetricValue::Count(monitor.partitioned_reversals),
+            ),
+        ];
+        values.extend(message_counts::<P::Msg>(METRICS, counters));
+        (values, Box::new(records))
+    }
+
+    fn model(config: P::Config, setup: &CheckSetup) -> ProtocolModel<P> {
+        let destination = P::destination(&config);
+        let mut model = family_model(
+            config,
+            setup,
+            0,
+            vec![CheckProperty {
+                name: "destination_oriented_when_quiescent",
+                description: "with nothing in flight and no change left, every node of the \
+                              destination's component but the destination has a lower \
+                              neighbour, and views are up to date",
+                when: When::Quiescent,
+                judge: |m, s| {
+                    let dest = m.destination.expect("route models have a destination");
+                    let graph = s.graph();
+                    let members: Vec<NodeId> = (0..s.nodes.len() as NodeId)
+                        .filter(|&v| graph.connected(v, dest))
+                        .collect();
+                    observe::route::check_component(&s.nodes, &graph, &members, dest)
+                        .map_err(|(why, _)| why)
+                },
+            }],
+        );
+        model.destination = Some(destination);
+        model
+    }
+
+    fn roles(config: &P::Config) -> RolesOf<P> {
+        let dest = P::destination(config);
+        Box::new(move |_: &P, id: NodeId| Roles {
+            destination: id == dest,
+            ..Roles::default()
+        })
     }
 }

@@ -5,9 +5,9 @@
 //! The protocol core is the simulator's, unchanged: the recorder is one more
 //! [`crate::sim::Observer`], and what it draws of a node comes from the protocol's
 //! [`ReplayView`] (label, orientation of its links, panel text) and its family's view
-//! trait (leader, token, critical section, destination). So a new algorithm is drawn
-//! as soon as it implements `ReplayView`, which the registry's family constructors
-//! require.
+//! trait (leader, token, critical section, destination: the family's roles, from its
+//! definition). So a new algorithm is drawn as soon as it implements `ReplayView`,
+//! which the registry's family constructors require.
 //!
 //! # The document (`linkrev-replay/1`)
 //!
@@ -26,13 +26,11 @@ pub mod document;
 pub mod recorder;
 pub mod scenarios;
 
-use crate::NodeId;
-use crate::family::{self, Extra};
+use crate::family::runner::run_with;
+use crate::family::{Extra, Watches};
 use crate::mobility::Trace;
 use crate::observe::safety::Violation;
-use crate::protocol::{
-    AlgoParams, LeaderView, Protocol, ProtocolConfig, ReplayView, RouteView, TokenView,
-};
+use crate::protocol::{AlgoParams, ProtocolConfig, ReplayView};
 use crate::run::RunOutput;
 use crate::sim::{RunConfig, SimTime};
 use crate::topology::events::LinkTimeline;
@@ -51,102 +49,45 @@ const PLACEHOLDER: &str = "/*LINKREV_REPLAY_DATA*/";
 /// `linkrev replay` prints).
 pub const MAX_MARKS: usize = 1_000;
 
-/// A node's roles in its family, as drawn.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Roles {
-    /// The leader it believes in (leader election).
-    pub leader: Option<NodeId>,
-    /// It believes it leads its component.
-    pub leads: bool,
-    /// Tokens it holds (mutual exclusion).
-    pub tokens: u32,
-    /// It is in its critical section.
-    pub cs: bool,
-    /// It is the routes' destination.
-    pub destination: bool,
-}
+pub use crate::family::Roles;
 
-/// How a family runs one algorithm with a recorder: the registry keeps one per entry.
+/// How a family runs one algorithm with a recorder: the registry keeps one per entry
+/// ([`record::<F, P>`](record)).
 pub type Replayer = fn(&AlgoParams, &LinkTimeline, RunConfig, Window) -> (RunOutput, Recorded);
 
-/// Records a leader-election run.
-pub fn leader_election<P: Protocol + LeaderView + ReplayView>(
+/// Records a run of `P` with family `F`'s monitors: the run's output (its violations
+/// in the window kept whole, up to [`MAX_MARKS`]) and the events of `window`.
+pub fn record<F: Watches<P>, P: ReplayView>(
     params: &AlgoParams,
     timeline: &LinkTimeline,
     config: RunConfig,
     window: Window,
 ) -> (RunOutput, Recorded) {
-    leader_election_from::<P>(params, timeline, config, window, None)
+    record_from::<F, P>(params, timeline, config, window, None)
 }
 
-/// Records a leader-election run whose nodes start in `states` (the protocol's initial
-/// states if `None`).
-pub fn leader_election_from<P: Protocol + LeaderView + ReplayView>(
+/// [`record`], with the nodes starting in `states` (the protocol's initial states if
+/// `None`; the slides' examples start mid-run).
+pub fn record_from<F: Watches<P>, P: ReplayView>(
     params: &AlgoParams,
     timeline: &LinkTimeline,
     config: RunConfig,
     window: Window,
     states: Option<Vec<P>>,
 ) -> (RunOutput, Recorded) {
-    let roles = |p: &P, id: NodeId| Roles {
-        leader: Some(p.leader()),
-        leads: p.leader() == id,
-        ..Roles::default()
-    };
-    record(window, Box::new(roles), states, |extra| {
-        family::leader_election::run_with::<P, _>(params, timeline, config, extra)
-    })
-}
-
-/// Records a mutual-exclusion run.
-pub fn mutual_exclusion<P: Protocol + TokenView + ReplayView>(
-    params: &AlgoParams,
-    timeline: &LinkTimeline,
-    config: RunConfig,
-    window: Window,
-) -> (RunOutput, Recorded) {
-    let roles = |p: &P, _: NodeId| Roles {
-        tokens: p.tokens_held(),
-        cs: p.in_cs(),
-        ..Roles::default()
-    };
-    record(window, Box::new(roles), None, |extra| {
-        family::mutual_exclusion::run_with::<P, _>(params, timeline, config, extra)
-    })
-}
-
-/// Records a route-family run.
-pub fn route<P: Protocol + RouteView + ReplayView>(
-    params: &AlgoParams,
-    timeline: &LinkTimeline,
-    config: RunConfig,
-    window: Window,
-) -> (RunOutput, Recorded) {
-    let dest = P::destination(&P::Config::from_params(params));
-    let roles = move |_: &P, id: NodeId| Roles {
-        destination: id == dest,
-        ..Roles::default()
-    };
-    record(window, Box::new(roles), None, |extra| {
-        family::route::run_with::<P, _>(params, timeline, config, extra)
-    })
-}
-
-/// Runs `run` (a family's runner) with a recorder of `window` beside its monitors,
-/// keeping the window's violations whole.
-fn record<'r, P: ReplayView>(
-    window: Window,
-    roles: recorder::RolesOf<'r, P>,
-    states: Option<Vec<P>>,
-    run: impl FnOnce(Extra<'_, P, Recorder<'r, P>>) -> RunOutput,
-) -> (RunOutput, Recorded) {
+    let roles = F::roles(&P::Config::from_params(params));
     let mut recorder = Recorder::new(window, roles);
-    let output = run(Extra {
-        observer: &mut recorder,
-        keep_violations: MAX_MARKS,
-        keep_from: window.from,
-        states,
-    });
+    let output = run_with::<F, P, _>(
+        params,
+        timeline,
+        config,
+        Extra {
+            observer: &mut recorder,
+            keep_violations: MAX_MARKS,
+            keep_from: window.from,
+            states,
+        },
+    );
     (output, recorder.into_recorded())
 }
 

@@ -18,7 +18,7 @@ use crate::topology::events::LinkChange;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 /// A node's family roles, as the family reads them from its state ([`super::Roles`]).
-pub type RolesOf<'a, P> = Box<dyn Fn(&P, NodeId) -> super::Roles + 'a>;
+pub type RolesOf<'a, P> = Box<dyn Fn(&P, NodeId) -> crate::family::Roles + 'a>;
 
 /// The part of the run the recording covers.
 #[derive(Clone, Copy, Debug, PartialEq)]

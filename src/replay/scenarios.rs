@@ -21,6 +21,7 @@ use super::{Layout, Recorded, Window};
 use crate::NodeId;
 use crate::check::model::Step;
 use crate::check::scenario::{Scenario, step_time};
+use crate::family::{LeaderElection, MutualExclusion};
 use crate::protocol::le_malpani::{Height, LeMalpani};
 use crate::protocol::me_rl::Rl;
 use crate::protocol::testkit::Harness;
@@ -263,7 +264,7 @@ impl Builtin {
             ..config
         };
         let (mut output, recorded) = match self.start {
-            Start::LeMalpani(heights) => super::leader_election_from::<LeMalpani>(
+            Start::LeMalpani(heights) => super::record_from::<LeaderElection, LeMalpani>(
                 &defaults::<LeMalpani>(),
                 &timeline,
                 config,
@@ -271,7 +272,7 @@ impl Builtin {
                 Some(self.le_states(heights)),
             ),
             Start::Rl => {
-                super::mutual_exclusion::<Rl>(&defaults::<Rl>(), &timeline, config, window)
+                super::record::<MutualExclusion, Rl>(&defaults::<Rl>(), &timeline, config, window)
             }
         };
         output.summary.algorithm = self.algorithm();

@@ -206,7 +206,7 @@ pub fn incidents_note(used: &DataFrame, runs: &DataFrame) -> anyhow::Result<Opti
 
 /// Per-event columns an ECDF can show, with their tables, as the families declare them.
 fn ecdf_columns() -> impl Iterator<Item = (&'static str, EventTable)> {
-    EventTable::ALL
+    crate::family::EVENT_TABLES
         .into_iter()
         .flat_map(|t| t.distribution_columns().iter().map(move |(c, _)| (*c, t)))
 }
@@ -228,7 +228,7 @@ fn event_table(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Eve
             )
             .into());
     }
-    for table in EventTable::ALL {
+    for table in crate::family::EVENT_TABLES {
         if experiment.store.columns(table.name())?.contains(&spec.x) {
             return Ok(table);
         }
@@ -240,7 +240,9 @@ fn event_table(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Eve
                 "no per-event column `{}` in the {} tables of `{}` (no run of that kind is \
                  stored)",
                 spec.x,
-                EventTable::ALL.map(EventTable::name).join(" or "),
+                crate::family::EVENT_TABLES
+                    .map(EventTable::name)
+                    .join(" or "),
                 experiment.name
             ),
         )
@@ -900,7 +902,7 @@ fn paired_panels(
 pub fn quantile_of_all(finished: &[f64], total: usize, q: f64) -> Option<f64> {
     let mut all = finished.to_vec();
     all.resize(total.max(finished.len()), f64::INFINITY);
-    crate::run::quantile(&all, q).filter(|v| v.is_finite())
+    crate::family::def::quantile(&all, q).filter(|v| v.is_finite())
 }
 
 /// The ECDF's plotted points for sorted values `sorted` of `total` events (the rest

@@ -8,7 +8,7 @@
 
 use super::Experiment;
 use super::figures::{Figure, column_text};
-use crate::family::EventTable;
+
 use crate::registry::Algorithm;
 use crate::results::tables::tool_version;
 use polars::prelude::*;
@@ -114,7 +114,7 @@ struct HealthRow {
     runs_with_violations: u64,
     aborted_runs: u64,
     tokens_lost: u64,
-    /// Per [`EventTable::ALL`]: events a run's end cut off.
+    /// Per [`crate::family::EVENT_TABLES`]: events a run's end cut off.
     unfinished: Vec<u64>,
 }
 
@@ -131,7 +131,7 @@ impl Health {
             let first = column_text(&e.runs, "first_violation")?;
             let aborted = column_text(&e.runs, "aborted")?;
             let tokens = u64s(&e.runs, "tokens_lost")?;
-            let unfinished: Vec<Vec<u64>> = EventTable::ALL
+            let unfinished: Vec<Vec<u64>> = crate::family::EVENT_TABLES
                 .iter()
                 .map(|t| u64s(&e.runs, t.unfinished_count().1))
                 .collect::<anyhow::Result<_>>()?;
@@ -202,7 +202,7 @@ impl Health {
             count("aborted_runs", &|r| r.aborted_runs),
             count("tokens_lost", &|r| r.tokens_lost),
         ];
-        for (k, t) in EventTable::ALL.iter().enumerate() {
+        for (k, t) in crate::family::EVENT_TABLES.iter().enumerate() {
             columns.push(count(t.unfinished_count().0, &|r| r.unfinished[k]));
         }
         let table = DataFrame::new(rows.len(), columns)?;
@@ -386,7 +386,7 @@ pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
     }
     out.push_str("</div>\n<h2 id=\"runs\">Runs</h2>\n");
     table_html(&h.table, &mut out);
-    let notes: Vec<String> = EventTable::ALL
+    let notes: Vec<String> = crate::family::EVENT_TABLES
         .iter()
         .map(|t| {
             let (column, _, meaning) = t.unfinished_count();

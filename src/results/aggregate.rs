@@ -100,7 +100,7 @@ fn two_sided_probability(theta: f64, df: u64) -> f64 {
 
 /// One row per group of `df` (sorted by the group columns) summarizing `metric`:
 /// `n`, `mean`, `sd` (sample, n − 1), `ci_low`, `ci_high` (95% Student-t; null for
-/// n < 2, as is `sd`), `median`, `p95` (linear interpolation, like [`crate::run::quantile`]).
+/// n < 2, as is `sd`), `median`, `p95` (linear interpolation, like [`crate::family::def::quantile`]).
 ///
 /// Null metric values are ignored: a run that never measured the metric (no CS entry,
 /// no topology change) says nothing about it, and `n` counts only measured values.
@@ -352,8 +352,8 @@ impl StatColumns {
         self.n.push(values.len() as u64);
         self.mean.push(compensated_mean(values));
         self.sd.push(sample_variance(values).map(f64::sqrt));
-        self.median.push(crate::run::quantile(&sorted, 0.5));
-        self.p95.push(crate::run::quantile(&sorted, P95));
+        self.median.push(crate::family::def::quantile(&sorted, 0.5));
+        self.p95.push(crate::family::def::quantile(&sorted, P95));
     }
 
     fn append_to(self, out: &mut DataFrame) -> PolarsResult<()> {

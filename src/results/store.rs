@@ -28,7 +28,7 @@ pub const RUNS: &str = "runs";
 
 /// Every table of a results directory: each family's per-event table, then `runs`.
 pub fn tables() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = EventTable::ALL.map(EventTable::name).to_vec();
+    let mut names: Vec<&'static str> = crate::family::EVENT_TABLES.map(EventTable::name).to_vec();
     names.push(RUNS);
     names
 }
@@ -168,7 +168,7 @@ impl Store {
             .iter()
             .filter_map(|p| p.file_name().map(|n| n.to_owned()))
             .collect();
-        for table in EventTable::ALL.map(EventTable::name) {
+        for table in crate::family::EVENT_TABLES.map(EventTable::name) {
             for path in parquet_files(&dir.join(table))? {
                 let mine = owns.is_none_or(|owns| chunk_index(&path).is_some_and(owns));
                 if mine
@@ -198,7 +198,7 @@ impl Store {
                 continue;
             };
             let mut problems = Vec::new();
-            for table in EventTable::ALL {
+            for table in crate::family::EVENT_TABLES {
                 let Ok(recorded) = runs.column(&stored_rows_column(table)) else {
                     // Written before runs recorded their rows: `check_columns` refuses it.
                     return Ok(());
@@ -358,7 +358,7 @@ impl Store {
         };
         let name = chunk_name(first);
         // The runs chunk last: it commits the batch (see `open_with`).
-        for table in EventTable::ALL {
+        for table in crate::family::EVENT_TABLES {
             let mut df = event_frame(table, records, schema)?;
             write_parquet(&self.dir.join(table.name()).join(&name), &mut df)?;
         }
@@ -436,7 +436,7 @@ impl Store {
     /// Rows of runs not (yet) in the `runs` table are a batch in flight and not judged.
     pub fn verify(&self) -> anyhow::Result<Vec<MissingRows>> {
         let columns = self.columns(RUNS)?;
-        let counted: Vec<String> = EventTable::ALL.map(stored_rows_column).to_vec();
+        let counted: Vec<String> = crate::family::EVENT_TABLES.map(stored_rows_column).to_vec();
         if columns.is_empty() || !counted.iter().all(|c| columns.contains(c)) {
             return Ok(Vec::new());
         }
@@ -446,7 +446,7 @@ impl Store {
         let index = run_indices(&runs)?;
         let keys = runs.column("run_key")?.str()?.clone();
         let mut missing = Vec::new();
-        for (table, column) in EventTable::ALL.into_iter().zip(&counted) {
+        for (table, column) in crate::family::EVENT_TABLES.into_iter().zip(&counted) {
             let found = self.rows_per_run(table.name())?;
             let recorded = runs.column(column)?.u64()?;
             for (row, (&i, recorded)) in index.iter().zip(recorded.iter()).enumerate() {

@@ -6,8 +6,7 @@
 //! Wall-clock time is deliberately not stored: it differs between machines and thread
 //! counts, and the stored tables must be byte-identical for the same spec.
 
-use crate::family::{EventTable, Family, MetricKind, MetricValue};
-use crate::observe::le::ChangeRecord;
+use crate::family::{self, Cells, EventTable, MetricKind, MetricValue};
 use crate::protocol::ParamValue;
 use crate::run::RunOutput;
 use crate::topology::stats::MobilityStats;
@@ -170,7 +169,7 @@ pub fn runs_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<D
         ),
     ]);
     // Every family's metrics, null in runs of other families: one schema for every sweep.
-    for family in Family::ALL {
+    for family in family::ALL {
         for metric in family.metrics() {
             let value = |r: &RunRecord| r.output.summary.metrics.get(metric.column);
             columns.push(match metric.kind {
@@ -251,7 +250,7 @@ pub fn runs_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<D
     // What the run stored in each per-event table: `merge`, compaction, resume and
     // `report` check the tables against these counts, so rows lost to a damaged or
     // half-written directory are found instead of silently missing from a figure.
-    for table in EventTable::ALL {
+    for table in family::EVENT_TABLES {
         columns.push(Column::new(
             stored_rows_column(table).into(),
             u(&|r| event_rows(table, &r.output) as u64),
@@ -269,132 +268,54 @@ pub fn stored_rows_column(table: EventTable) -> String {
     format!("rows_{}", table.name())
 }
 
-/// How many rows one run contributes to a per-event table.
+/// How many rows one run contributes to a per-event table: its records' if the run's
+/// family fills `table`, none otherwise.
 pub fn event_rows(table: EventTable, output: &RunOutput) -> usize {
-    match table {
-        EventTable::Changes => output.changes().len(),
-        EventTable::Requests => output.requests().len(),
-        EventTable::RouteChanges => output.route_changes().len(),
+    if output.summary.family.event_table() == table {
+        output.events.len()
+    } else {
+        0
     }
 }
 
-/// The rows of a per-event table.
+/// The rows of a per-event table: the identifying columns, then the table's own
+/// ([`EventTable::columns`]), filled from the records of the runs whose family fills it.
 pub fn event_frame(
     table: EventTable,
     records: &[RunRecord],
     schema: &ParamSchema,
 ) -> PolarsResult<DataFrame> {
-    match table {
-        EventTable::Changes => changes_frame(records, schema),
-        EventTable::Requests => requests_frame(records, schema),
-        EventTable::RouteChanges => route_changes_frame(records, schema),
+    let counts: Vec<usize> = records
+        .iter()
+        .map(|r| event_rows(table, &r.output))
+        .collect();
+    let mut columns = id_columns(records, &counts, schema);
+    let mut cells: Vec<Cells> = table
+        .columns()
+        .iter()
+        .map(|&(_, k)| Cells::empty(k))
+        .collect();
+    for (record, _) in records.iter().zip(&counts).filter(|(_, n)| **n > 0) {
+        let more = record.output.events.columns();
+        assert_eq!(
+            more.len(),
+            cells.len(),
+            "{}: the rows do not have the columns the table declares",
+            table.name()
+        );
+        for (column, more) in cells.iter_mut().zip(more) {
+            column.append(more);
+        }
     }
-}
-
-/// One row per topology change of the route-family runs: the leader-election columns,
-/// then `partitioned`, `reversals` and `nodes_reversed`.
-pub fn route_changes_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<DataFrame> {
-    let counts: Vec<usize> = records
-        .iter()
-        .map(|r| event_rows(EventTable::RouteChanges, &r.output))
-        .collect();
-    let mut columns = id_columns(records, &counts, schema);
-    let rows = || records.iter().flat_map(|r| r.output.route_changes().iter());
-    columns.extend(change_columns(|| rows().map(|r| &r.change)));
-    columns.extend([
-        Column::new(
-            "partitioned".into(),
-            rows().map(|c| c.partitioned).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "reversals".into(),
-            rows().map(|c| c.reversals).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "nodes_reversed".into(),
-            rows().map(|c| c.nodes_reversed).collect::<Vec<_>>(),
-        ),
-    ]);
-    frame(columns)
-}
-
-/// One row per topology change of the leader-election runs.
-pub fn changes_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<DataFrame> {
-    let counts: Vec<usize> = records
-        .iter()
-        .map(|r| event_rows(EventTable::Changes, &r.output))
-        .collect();
-    let mut columns = id_columns(records, &counts, schema);
-    columns.extend(change_columns(|| {
-        records.iter().flat_map(|r| r.output.changes().iter())
-    }));
-    frame(columns)
-}
-
-/// The columns of a topology-change record, from the rows `rows()` yields.
-fn change_columns<'r, I: Iterator<Item = &'r ChangeRecord>>(rows: impl Fn() -> I) -> Vec<Column> {
-    vec![
-        Column::new(
-            "time_s".into(),
-            rows().map(|c| c.time_s).collect::<Vec<_>>(),
-        ),
-        Column::new("kind".into(), rows().map(|c| c.kind).collect::<Vec<_>>()),
-        Column::new("a".into(), rows().map(|c| c.a).collect::<Vec<_>>()),
-        Column::new("b".into(), rows().map(|c| c.b).collect::<Vec<_>>()),
-        Column::new(
-            "converged".into(),
-            rows().map(|c| c.converged).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "convergence_time_s".into(),
-            rows().map(|c| c.convergence_time_s).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "messages".into(),
-            rows().map(|c| c.messages).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "censored".into(),
-            rows().map(|c| c.censored).collect::<Vec<_>>(),
-        ),
-    ]
-}
-
-/// One row per CS request of the mutual-exclusion runs; requests still waiting at the end
-/// have null `entered_s`, `exited_s` and `wait_s`.
-pub fn requests_frame(records: &[RunRecord], schema: &ParamSchema) -> PolarsResult<DataFrame> {
-    let counts: Vec<usize> = records
-        .iter()
-        .map(|r| event_rows(EventTable::Requests, &r.output))
-        .collect();
-    let mut columns = id_columns(records, &counts, schema);
-    let rows = || records.iter().flat_map(|r| r.output.requests().iter());
-    columns.extend([
-        Column::new("node".into(), rows().map(|q| q.node).collect::<Vec<_>>()),
-        Column::new(
-            "requested_s".into(),
-            rows()
-                .map(|q| q.requested.as_secs_f64())
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "entered_s".into(),
-            rows()
-                .map(|q| q.entered.map(|t| t.as_secs_f64()))
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "exited_s".into(),
-            rows()
-                .map(|q| q.exited.map(|t| t.as_secs_f64()))
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "wait_s".into(),
-            rows()
-                .map(|q| q.entered.map(|t| t.since(q.requested).as_secs_f64()))
-                .collect::<Vec<_>>(),
-        ),
-    ]);
+    for (&(name, _), values) in table.columns().iter().zip(cells) {
+        columns.push(match values {
+            Cells::Real(v) => Column::new(name.into(), v),
+            Cells::OptionalReal(v) => Column::new(name.into(), v),
+            Cells::Count(v) => Column::new(name.into(), v),
+            Cells::Node(v) => Column::new(name.into(), v),
+            Cells::Flag(v) => Column::new(name.into(), v),
+            Cells::Word(v) => Column::new(name.into(), v),
+        });
+    }
     frame(columns)
 }

@@ -977,7 +977,7 @@ impl Parser<'_> {
 
 /// The families whose algorithms need a workload, for errors (`mutual-exclusion`).
 fn workload_families() -> String {
-    crate::family::Family::ALL
+    crate::family::ALL
         .iter()
         .filter(|f| f.needs_workload())
         .map(|f| f.name())

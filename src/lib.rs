@@ -3,11 +3,11 @@
 //!
 //! # Code map
 //!
-//! Data flows left to right. Modules are layered: each imports only from layers below
-//! it (the `farm-studio look` picture), bottom to top: `input`, `output`, `memory`,
-//! `prefetch`; `graph`, `mobility`, `plot`; `protocol`, `topology`; `sim`; `observe`;
-//! `run`, `check`; `family`; `replay`, `results`; `registry`; `conformance`, `params`;
-//! `sweep`; `report`; `cli`.
+//! Data flows left to right. Modules are layered, and each imports only from the layers
+//! below it, so no files import each other in a loop; bottom to top: `input`, `output`,
+//! `memory`, `prefetch`; `graph`, `mobility`, `plot`; `protocol`, `topology`; `sim`;
+//! `observe`, `check`; `family`; `run`; `replay`, `results`; `registry`; `conformance`,
+//! `params`; `sweep`; `report`; `cli`.
 //!
 //! ```text
 //! traces/*.tcl, *.movements[.gz] ─┐
@@ -39,9 +39,10 @@
 //!   ([`registry::Registry`], [`cli::main_with`]); everything that lists or runs
 //!   algorithms reads it.
 //! - [`family`]: problem families (leader election, mutual exclusion, routes to a
-//!   destination): each declares its metrics (column, label, kind, support), its
-//!   per-event table and whether it needs a workload, and runs an algorithm of its kind
-//!   with its monitors.
+//!   destination), each one value in one file: its metrics (column, label, kind,
+//!   support), its per-event table with typed columns, its workload need, report
+//!   defaults and check policy, and how it watches, summarises, checks and draws runs of
+//!   any protocol with its view trait (`Watches`); the types are in `family::def`.
 //! - [`conformance`]: each family's property-test suite, run on every built-in
 //!   algorithm by linkrev's tests and on a user's own algorithm by theirs.
 //! - [`graph`]: breadth-first search on adjacency lists (BFS forests for initial
@@ -62,9 +63,12 @@
 //! - [`report`]: figure specs (TOML) applied to results directories, and the HTML
 //!   report with the figures, the tables behind them, the specs and safety totals.
 //! - [`run`]: what one run produces: the summary (common fields plus the family's
-//!   metrics) and per-event records.
-//! - [`check`]: exhaustive checking of small configurations (stateright) with the
-//!   families' properties, and the scenario files that replay its executions.
+//!   metrics) and per-event records; `run::runner`, the one generic run of every
+//!   family.
+//! - [`check`]: exhaustive checking of small configurations (stateright): the model
+//!   over the protocol code (`state`, `model`), symmetry reduction, small graphs, and
+//!   the scenario files that replay its executions; the properties come from the
+//!   families.
 //! - [`replay`]: one run recorded as per-event deltas (a recorder beside the monitors)
 //!   and written as a self-contained HTML page that animates it; the slides' worked
 //!   examples as built-in scenarios.

@@ -23,7 +23,7 @@
 //! The process's registry is installed once, before anything reads it
 //! ([`Registry::install`]); a program that installs none gets the built-ins.
 
-use crate::family::{self, Family, LeaderElection, MutualExclusion, Route, Watches, runner};
+use crate::family::{self, Family, LeaderElection, MutualExclusion, Route, Watches};
 use crate::protocol::le_ingram::LeIngram;
 use crate::protocol::le_malpani::LeMalpani;
 use crate::protocol::le_tora5::LeTora5;
@@ -190,8 +190,8 @@ pub const fn algorithm<F: Watches<P>, P: Protocol + ReplayView>(
     name: &'static str,
     description: &'static str,
 ) -> AlgorithmDef {
-    let runner: Runner = runner::run::<F, P>;
-    let checker: crate::check::CheckRunner = runner::check::<F, P>;
+    let runner: Runner = crate::run::runner::run::<F, P>;
+    let checker: crate::check::CheckRunner = family::check::<F, P>;
     let replayer: crate::replay::Replayer = crate::replay::record::<F, P>;
     AlgorithmDef {
         name,

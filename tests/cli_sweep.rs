@@ -151,7 +151,7 @@ fn merge_lists_the_runs_of_a_failed_shard_and_rerunning_it_completes() {
             shard,
         ]));
     }
-    let plan = linkrev::sweep::spec::plan_from_file(Path::new(&spec)).unwrap();
+    let plan = linkrev::sweep::specs::plan_from_file(Path::new(&spec)).unwrap();
     let expected: Vec<String> = plan
         .runs
         .iter()

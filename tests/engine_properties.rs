@@ -8,8 +8,9 @@
 //!   leader-election property is kept to show that the monitor reports it, once.
 
 use linkrev::NodeId;
-use linkrev::family::{MutualExclusion, runner};
+use linkrev::family::MutualExclusion;
 use linkrev::protocol::{AlgoParams, Protocol, TokenView};
+use linkrev::run::runner;
 use linkrev::sim::{ChangeMode, CsTime, Duration, WorkloadConfig};
 use linkrev::topology::events::{LinkChange, LinkEvent, LinkTimeline};
 

@@ -2,7 +2,7 @@
 //! slots and built when asked for. Its own test binary, so that the process's peak
 //! memory (VmHWM, Linux) is this test's alone.
 
-use linkrev::sweep::spec;
+use linkrev::sweep::specs;
 
 /// Peak resident memory of this process so far, bytes (Linux).
 fn peak_memory() -> Option<u64> {
@@ -23,7 +23,7 @@ fn a_plan_of_two_million_runs_stays_under_200_mb() {
          [workload]\nrate = 0.1\n",
     )
     .unwrap();
-    let plan = spec::plan_from_file(&path).unwrap();
+    let plan = specs::plan_from_file(&path).unwrap();
     assert_eq!(plan.runs.len(), 1_990_000);
     // Every run is still there, built on demand, with its key and seed.
     let last = plan.runs.last().unwrap();

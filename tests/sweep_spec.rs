@@ -6,7 +6,7 @@
 use linkrev::registry::Algorithm;
 use linkrev::sim::seeds::{self, Purpose};
 use linkrev::sweep::plan::{MobilitySource, ParamValue, Plan};
-use linkrev::sweep::spec;
+use linkrev::sweep::specs;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -40,13 +40,13 @@ fn write_spec(text: &str) -> (tempfile::TempDir, PathBuf) {
 
 fn plan(text: &str) -> Plan {
     let (_dir, path) = write_spec(text);
-    spec::plan_from_file(&path).unwrap_or_else(|e| panic!("{e}"))
+    specs::plan_from_file(&path).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The error message for `text`, checked to start with the file and name `key_path`.
 fn error(text: &str, key_path: &str) -> String {
     let (_dir, path) = write_spec(text);
-    let err = spec::plan_from_file(&path).expect_err("the spec must be refused");
+    let err = specs::plan_from_file(&path).expect_err("the spec must be refused");
     let message = err.to_string();
     // `file:line: key.path: …`, or `file: key.path: …` for a key that is missing.
     let file = path.display().to_string();
@@ -100,7 +100,7 @@ fn spec_errors_give_the_line_of_the_value() {
         ),
     ] {
         let (_dir, path) = write_spec(&text);
-        let message = spec::plan_from_file(&path).unwrap_err().to_string();
+        let message = specs::plan_from_file(&path).unwrap_err().to_string();
         let expected = format!("{}:{}: {key_path}: ", path.display(), line_of(&text, line));
         assert!(
             message.starts_with(&expected),
@@ -427,7 +427,7 @@ fn missing_traces_and_mixed_mobility_are_refused() {
 #[test]
 fn toml_syntax_errors_give_the_line() {
     let (_dir, path) = write_spec("name = \"t\"\nmaster_seed = = 1\n");
-    let m = spec::load(&path).unwrap_err().to_string();
+    let m = specs::load(&path).unwrap_err().to_string();
     assert!(
         m.starts_with(&format!("{}:2: not valid TOML", path.display())),
         "{m}"
@@ -449,11 +449,11 @@ fn run_count_is_the_product_times_replications_times_algorithms() {
 #[test]
 fn keys_are_unique_and_the_plan_is_stable() {
     let (_dir, path) = write_spec(ME);
-    let p = spec::plan_from_file(&path).unwrap();
+    let p = specs::plan_from_file(&path).unwrap();
     let keys: HashSet<String> = p.runs.iter().map(|r| r.key).collect();
     assert_eq!(keys.len(), p.runs.len());
     assert!(
-        p == spec::plan_from_file(&path).unwrap(),
+        p == specs::plan_from_file(&path).unwrap(),
         "same spec, same plan"
     );
     assert_eq!(
@@ -552,7 +552,7 @@ fn trace_specs_resolve_paths_relative_to_the_spec() {
     for f in ["a.tcl", "b.tcl"] {
         std::fs::write(dir.path().join("traces").join(f), "").unwrap();
     }
-    let p = spec::plan_from_file(&path).unwrap();
+    let p = specs::plan_from_file(&path).unwrap();
     assert_eq!(p.runs.len(), 4);
     assert_eq!(
         p.runs.get(0).key,
@@ -612,7 +612,7 @@ fn shipped_specs_load() {
     let specs = analysis_specs();
     assert!(specs.len() >= 2);
     for path in specs {
-        let p = spec::plan_from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        let p = specs::plan_from_file(&path).unwrap_or_else(|e| panic!("{e}"));
         assert!(
             !p.runs.is_empty() && !p.axes.is_empty(),
             "{}",

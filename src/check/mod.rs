@@ -279,7 +279,7 @@ pub fn family_model<P: Protocol>(
 }
 
 /// A typed check: builds `P`'s family model from the parameters and runs it (the
-/// registry keeps one per algorithm: [`crate::family::runner::check`]).
+/// registry keeps one per algorithm: [`crate::family::check`]).
 pub type CheckRunner = fn(&crate::protocol::AlgoParams, &str, &CheckSetup) -> CheckReport;
 
 /// A plain breadth-first search over `model` to `max_depth` actions: a `HashSet` of

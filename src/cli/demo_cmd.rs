@@ -100,7 +100,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
     let mut plans = Vec::new();
     for (origin, text) in SPECS {
         let text = spec_text(text, quick)?;
-        let spec = crate::sweep::spec::parse(&text, Path::new(origin))?;
+        let spec = crate::sweep::specs::parse(&text, Path::new(origin))?;
         let dir = args.results.join(&spec.name);
         clear(&dir)?;
         spec_copy::keep_text(text.as_bytes(), Path::new(origin), &dir)?;

@@ -11,7 +11,7 @@ use crate::output::write_atomically;
 use crate::results::lock::DirLock;
 use crate::results::store::tables;
 use crate::sweep::slurm::{self, Jobs};
-use crate::sweep::spec;
+use crate::sweep::specs;
 use anyhow::{Context, bail};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -49,7 +49,7 @@ fn positive(text: &str) -> Result<usize, String> {
 }
 
 pub fn run(args: SlurmArgs) -> anyhow::Result<Outcome> {
-    let plan = spec::plan_from_file(&args.spec)?;
+    let plan = specs::plan_from_file(&args.spec)?;
     if args.tasks > plan.runs.len() {
         bail!(
             "--tasks {} is more than the plan's {} runs: some tasks would have nothing to do; \

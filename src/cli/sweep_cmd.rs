@@ -6,8 +6,8 @@ use crate::output::write_atomically;
 use crate::results::store::{CompactProgress, Store, tables};
 use crate::sweep::execute::{self, ExecuteOptions, Progress, Shard};
 use crate::sweep::plan::Plan;
-use crate::sweep::spec::{self, MobilityKind, Spec};
 use crate::sweep::spec_copy;
+use crate::sweep::specs::{self, MobilityKind, Spec};
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -56,9 +56,9 @@ pub struct ExportArgs {
 
 pub fn run(args: SweepArgs) -> anyhow::Result<Outcome> {
     // Every check, including each combination of axes, happens here, before any run.
-    let spec = spec::load(&args.spec)?;
-    let plan = spec::expand(&spec)?;
-    spec::check_traces(&spec)?;
+    let spec = specs::load(&args.spec)?;
+    let plan = specs::expand(&spec)?;
+    specs::check_traces(&spec)?;
     if let Some(size) = plan.node_seconds().filter(|&s| s > LARGE_PLAN_NODE_SECONDS) {
         eprintln!(
             "warning: the plan simulates {size:.2e} node-seconds (nodes × duration over all \

@@ -9,8 +9,8 @@
 //! these, so no code elsewhere matches on a family.
 //!
 //! This file imports nothing of the family files, the run's output or the layers
-//! above, so every family file, [`crate::run`] and the generic runner
-//! ([`super::runner`]) can build on it without an import circle.
+//! above, so every family file and [`crate::run`] with its generic runner
+//! ([`crate::run::runner`]) can build on it without an import circle.
 
 use crate::NodeId;
 use crate::check::CheckSetup;
@@ -640,8 +640,8 @@ pub type Summary = (Vec<(&'static str, MetricValue)>, Box<dyn EventRows>);
 /// How a family watches, summarises, checks and draws runs of protocol `P`: the typed
 /// half of its definition, implemented once per family by a marker type for every
 /// protocol with the family's view trait (`impl<P: Protocol + LeaderView>
-/// Watches<P> for LeaderElection`). One generic run ([`super::runner::run_with`]), one
-/// generic check ([`super::runner::check`]) and one generic replay
+/// Watches<P> for LeaderElection`). One generic run ([`crate::run::runner::run_with`]), one
+/// generic check ([`super::check`]) and one generic replay
 /// ([`crate::replay::record`]) serve every family through it.
 pub trait Watches<P: Protocol>: 'static {
     /// The family's value.

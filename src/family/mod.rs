@@ -8,8 +8,8 @@
 //! the checker's properties, the replay's roles) for every protocol with the family's
 //! view trait. Everything downstream — the tables, `linkrev run`'s printout, figure
 //! labels, the report's defaults and health table, the checker's table — reads these;
-//! one generic run and check ([`runner`]) and one generic replay
-//! ([`crate::replay::record`]) serve every family. A new family is one file here (its
+//! one generic run ([`crate::run::runner`]), one generic check ([`check`]) and one
+//! generic replay ([`crate::replay::record`]) serve every family. A new family is one file here (its
 //! definition and `Watches`), its monitor, its view trait, one line in [`ALL`] and a
 //! conformance suite.
 //!
@@ -26,7 +26,6 @@ pub mod def;
 pub mod leader_election;
 pub mod mutual_exclusion;
 pub mod route;
-pub mod runner;
 
 pub use def::{
     CellKind, Cells, CheckPolicy, EventRows, EventTable, EventTableDef, Extra, Family, FamilyDef,
@@ -56,6 +55,16 @@ pub const EVENT_TABLES: [EventTable; 3] = [
     EventTable(&leader_election::DEFINITION.events),
     EventTable(&route::DEFINITION.events),
 ];
+
+/// Checks `P`, configured by `params`, exhaustively with family `F`'s properties.
+pub fn check<F: Watches<P>, P: crate::protocol::Protocol>(
+    params: &crate::protocol::AlgoParams,
+    name: &str,
+    setup: &crate::check::CheckSetup,
+) -> crate::check::CheckReport {
+    let config = <P::Config as crate::protocol::ProtocolConfig>::from_params(params);
+    crate::check::run(name, F::model(config, setup), setup)
+}
 
 /// The family named `name`.
 pub fn by_name(name: &str) -> Option<Family> {

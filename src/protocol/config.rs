@@ -91,7 +91,7 @@ pub enum ParamDefault {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ParamDef {
     /// The name on the command line, in specs, run keys and table columns (`k`). It must
-    /// not be the name of a spec key (`rate`, `nodes`, …): a test in `sweep::spec`
+    /// not be the name of a spec key (`rate`, `nodes`, …): a test in `sweep::specs`
     /// checks every registered parameter.
     pub name: &'static str,
     /// One line for `linkrev algorithms` and axis labels (with the unit, if any).

@@ -26,12 +26,12 @@ pub mod document;
 pub mod recorder;
 pub mod scenarios;
 
-use crate::family::runner::run_with;
 use crate::family::{Extra, Watches};
 use crate::mobility::Trace;
 use crate::observe::safety::Violation;
 use crate::protocol::{AlgoParams, ProtocolConfig, ReplayView};
 use crate::run::RunOutput;
+use crate::run::runner::run_with;
 use crate::sim::{RunConfig, SimTime};
 use crate::topology::events::LinkTimeline;
 use document::{Document, FORMAT, Mark, Recorded};

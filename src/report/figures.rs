@@ -306,7 +306,7 @@ fn prepare(
             return Ok(());
         }
         let known: Vec<&str> = names.iter().map(String::as_str).collect();
-        let hint = crate::sweep::spec::closest(column, &known)
+        let hint = crate::sweep::specs::closest(column, &known)
             .map(|k| format!("; did you mean `{k}`?"))
             .unwrap_or_default();
         Err(spec.error(

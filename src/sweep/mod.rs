@@ -2,7 +2,8 @@
 //! stable key and derived seeds; the executor runs them in parallel and streams results
 //! to the store.
 //!
-//! - [`spec`]: the experiment spec and its validation (errors name file, key path, problem).
+//! - [`specs`]: the experiment spec (TOML): its schema, the walk that reads it with
+//!   located errors and suggestions, the cross-checks, seeds, and its expansion into a plan.
 //! - [`plan`]: the plan: axes, the cartesian product × replications × algorithms, run
 //!   keys and seeds.
 //! - [`execute`]: runs a plan (or one shard of it) in parallel into the store.
@@ -11,5 +12,5 @@
 pub mod execute;
 pub mod plan;
 pub mod slurm;
-pub mod spec;
 pub mod spec_copy;
+pub mod specs;

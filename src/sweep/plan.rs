@@ -10,9 +10,12 @@ use crate::mobility::rwp::RwpParams;
 use crate::protocol::AlgoParams;
 pub use crate::protocol::ParamValue;
 use crate::registry::Algorithm;
-use crate::sim::RunConfig;
-use crate::sweep::spec::Spec;
-use std::path::PathBuf;
+use crate::sim::seeds::{self, Purpose};
+use crate::sim::{RunConfig, SimTime, WorkloadConfig};
+use crate::sweep::specs::point::{Point, point_index};
+use crate::sweep::specs::schema::{Choice, MobilityKind, Scope, Spec, SpecParam, SpecValue};
+use crate::sweep::specs::seeds::run_seed;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Where a run's mobility comes from.
@@ -77,7 +80,7 @@ pub struct Plan {
     pub replications: u32,
     /// The spec's algorithms, in the order written.
     pub algorithms: Vec<Algorithm>,
-    /// Every run, in canonical order (see [`crate::sweep::spec::expand`]).
+    /// Every run, in canonical order (see [`crate::sweep::specs::expand`]).
     pub runs: RunList,
 }
 
@@ -145,7 +148,7 @@ impl RunList {
     pub fn get(&self, index: usize) -> PlannedRun {
         match self {
             RunList::Listed(runs) => runs[index].clone(),
-            RunList::Expanded(e) => crate::sweep::spec::materialize(e, index),
+            RunList::Expanded(e) => materialize(e, index),
         }
     }
 
@@ -192,7 +195,7 @@ impl Plan {
     /// `None` when some run reads a trace, whose size is unknown until it is read.
     pub fn node_seconds(&self) -> Option<f64> {
         if let RunList::Expanded(e) = &self.runs {
-            return crate::sweep::spec::expansion_node_seconds(e);
+            return expansion_node_seconds(e);
         }
         self.runs
             .iter()
@@ -202,4 +205,158 @@ impl Plan {
             })
             .sum()
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Runs of an expanded spec, built from their slots
+
+/// Builds run `index` of an expanded spec from its slot: key, seed and parameters.
+fn materialize(expansion: &Expansion, index: usize) -> PlannedRun {
+    let spec = &expansion.spec;
+    let slot = expansion.slots[index];
+    let algorithm = spec.algorithms[slot.algorithm as usize];
+    let rep = slot.replication;
+    let value_index = point_index(spec, slot.point);
+    let applies = |p: &SpecParam| p.scope.applies_to(algorithm);
+    let mut key = format!("{}/algo={}", spec.name, algorithm.name());
+    let mut seed_text = spec.name.clone();
+    let mut params = Vec::new();
+    let mut point = Point::default();
+    for (p, &i) in spec.params.iter().zip(&value_index) {
+        if !applies(p) {
+            continue;
+        }
+        point.0.push((p.name, &p.typed[i]));
+        let v = &p.values[i];
+        if p.is_axis {
+            key.push_str(&format!("/{}={}", p.name, key_text(v)));
+        }
+        // The algorithm's own parameters stay out of the seed, as the algorithm does:
+        // all algorithms of a point see the same draws.
+        if !matches!(p.scope, Scope::Algorithm(_)) {
+            seed_text.push_str(&format!("/{}={}", p.name, key_text(v)));
+        }
+        params.push((p.name.to_string(), v.clone()));
+    }
+    key.push_str(&format!("/rep={rep}"));
+    seed_text.push_str(&format!("/rep={rep}"));
+    let seed = run_seed(spec.master_seed, &seed_text);
+    planned_run(
+        index,
+        key,
+        seed_text,
+        algorithm,
+        rep,
+        seed,
+        params,
+        &point,
+        &expansion.base_dir,
+    )
+}
+
+/// A value as written into a key: `/` (the key's separator) and `%` are percent-escaped,
+/// so a trace path cannot split a key.
+fn key_text(v: &ParamValue) -> String {
+    v.to_string().replace('%', "%25").replace('/', "%2F")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn planned_run(
+    index: usize,
+    key: String,
+    seed_text: String,
+    algorithm: Algorithm,
+    replication: u32,
+    seed: u64,
+    params: Vec<(String, ParamValue)>,
+    point: &Point<'_>,
+    base_dir: &Path,
+) -> PlannedRun {
+    let (mobility, duration) = match point.get("trace") {
+        Some(SpecValue::Trace(path)) => {
+            let path = base_dir.join(path);
+            let activity = match point.get("activity") {
+                Some(SpecValue::Choice(_, Choice::Activity(true))) => {
+                    Some(crate::mobility::format::activity_path(&path))
+                }
+                _ => None,
+            };
+            (
+                MobilitySource::Trace { path, activity },
+                point.get("duration").map(|_| point.number("duration")),
+            )
+        }
+        _ => {
+            let rwp = point.rwp(seeds::derive(seed, Purpose::Mobility));
+            (MobilitySource::Rwp(rwp), Some(rwp.duration))
+        }
+    };
+    let algo_params = AlgoParams::resolve(
+        algorithm.params(),
+        algorithm
+            .params()
+            .iter()
+            .filter_map(|d| match point.get(d.name) {
+                Some(SpecValue::Algorithm(v)) => Some((d.name, v.clone())),
+                _ => None,
+            }),
+    )
+    .expect("checked against the registry");
+    let workload = algorithm.family().needs_workload().then(|| WorkloadConfig {
+        rate: point.number("rate"),
+        cs_time: match point.get("cs_time") {
+            Some(SpecValue::CsTime(cs)) => *cs,
+            other => unreachable!("cs_time is a CS time, got {other:?}"),
+        },
+    });
+    let config = RunConfig {
+        network: point.network(),
+        workload,
+        duration: duration.map_or(SimTime::ZERO, SimTime::from_secs_f64),
+        seed,
+        script: None,
+    };
+    PlannedRun {
+        index,
+        key,
+        seed_text,
+        algorithm,
+        replication,
+        seed,
+        range: point.number("range"),
+        params,
+        algo_params,
+        mobility,
+        config,
+        duration,
+    }
+}
+
+/// Simulated node-seconds of an expanded spec's runs (nodes × duration summed), from
+/// their slots without building the runs; `None` when the runs read traces.
+fn expansion_node_seconds(expansion: &Expansion) -> Option<f64> {
+    let spec = &expansion.spec;
+    if spec.mobility != MobilityKind::RandomWaypoint {
+        return None;
+    }
+    let mut per_point: std::collections::HashMap<u64, Option<f64>> = Default::default();
+    let mut total = 0.0;
+    for slot in &expansion.slots {
+        let size = *per_point.entry(slot.point).or_insert_with(|| {
+            let index = point_index(spec, slot.point);
+            let value = |name: &str| {
+                spec.params
+                    .iter()
+                    .zip(&index)
+                    .find(|(p, _)| p.name == name)
+                    .map(|(p, &i)| &p.typed[i])
+            };
+            match (value("nodes"), value("duration")) {
+                (Some(SpecValue::Count(n)), Some(SpecValue::Number(d))) => Some(*n as f64 * d),
+                _ => None,
+            }
+        });
+        total += size?;
+    }
+    Some(total)
 }

@@ -7,7 +7,7 @@
 //! kept beside it (`spec-origin.txt`) and paths are resolved from there.
 
 use super::plan::Plan;
-use super::spec;
+use super::specs;
 use crate::output::write_atomically;
 use anyhow::Context as _;
 use std::path::{Path, PathBuf};
@@ -83,7 +83,7 @@ pub fn read(dir: &Path) -> anyhow::Result<(String, PathBuf)> {
 /// The plan of the sweep that wrote `dir`, from its spec copy.
 pub fn plan(dir: &Path) -> anyhow::Result<Plan> {
     let (text, path) = read(dir)?;
-    let spec = spec::parse(&text, &path)
+    let spec = specs::parse(&text, &path)
         .with_context(|| format!("re-reading the spec copy in {}", dir.display()))?;
-    Ok(spec::expand(&spec)?)
+    Ok(specs::expand(&spec)?)
 }

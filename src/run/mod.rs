@@ -1,7 +1,9 @@
 //! One simulation run's output: the summary every run has (common fields plus its
 //! family's metrics) and its per-event records. The unit a sweep repeats; the CLI's
-//! `linkrev run` prints it. How a family runs is in [`crate::family`]; the generic run
-//! that fills this is [`crate::family::runner::run_with`].
+//! `linkrev run` prints it. How a family watches and summarises a run is in
+//! [`crate::family`]; the generic run that fills this is [`runner::run_with`].
+
+pub mod runner;
 
 use crate::family::def::{EventRows, Family, FamilyMetrics};
 use crate::observe::le::ChangeRecord;

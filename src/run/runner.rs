@@ -1,12 +1,11 @@
-//! One generic run and one generic check for every family: a family's [`Watches`]
-//! implementation supplies the monitors, the summary and the model; these put them
-//! around the simulator and the checker. The registry holds them as function pointers,
-//! one per algorithm (`run::<LeaderElection, LeMalpani>`).
+//! One generic run for every family: a family's [`Watches`] implementation supplies
+//! the monitors and the summary; this puts them around the simulator. The registry
+//! holds it as a function pointer, one per algorithm (`run::<LeaderElection,
+//! LeMalpani>`), and the replay viewer runs it with its recorder beside the monitors.
 
-use super::def::{Extra, FamilyMetrics, FinishedRun, Watches};
-use crate::check::{CheckReport, CheckSetup};
+use super::{RunOutput, RunSummary};
+use crate::family::def::{Extra, FamilyMetrics, FinishedRun, Watches};
 use crate::protocol::{AlgoParams, Protocol, ProtocolConfig};
-use crate::run::{RunOutput, RunSummary};
 use crate::sim::{Observer, RunConfig, Simulation};
 use crate::topology::events::LinkTimeline;
 
@@ -66,14 +65,4 @@ pub fn run_with<F: Watches<P>, P: Protocol, O: Observer<P>>(
         violations: std::mem::take(&mut safety.kept),
         events,
     }
-}
-
-/// Checks `P`, configured by `params`, exhaustively with family `F`'s properties.
-pub fn check<F: Watches<P>, P: Protocol>(
-    params: &AlgoParams,
-    name: &str,
-    setup: &CheckSetup,
-) -> CheckReport {
-    let config = P::Config::from_params(params);
-    crate::check::run(name, F::model(config, setup), setup)
 }

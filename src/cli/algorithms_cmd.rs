@@ -85,21 +85,25 @@ fn entries() -> Vec<Entry> {
 
 pub fn run(args: AlgorithmsArgs) -> anyhow::Result<Outcome> {
     if args.markdown {
-        print!("{}", markdown());
+        out!("{}", markdown());
         return Ok(Outcome::Success);
     }
     let entries = entries();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&entries)?);
+        outln!("{}", serde_json::to_string_pretty(&entries)?);
         return Ok(Outcome::Success);
     }
     let width = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
     for e in &entries {
-        println!("{:<width$}  {:<16}  {}", e.name, e.family, e.description);
+        outln!("{:<width$}  {:<16}  {}", e.name, e.family, e.description);
         for p in &e.params {
-            println!(
+            outln!(
                 "{:<width$}    --param {}=…  {} ({}, default {})",
-                "", p.name, p.description, p.kind, p.default
+                "",
+                p.name,
+                p.description,
+                p.kind,
+                p.default
             );
         }
     }

@@ -222,23 +222,31 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
         });
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        println!(
+        outln!(
             "{} on {}, {} changes, {requests} requests, depth {}",
             args.algo.name(),
             graph.name,
             args.changes,
             args.max_depth
         );
-        println!(
+        outln!(
             "{:<30} {:>10} {:>9} {:>12} {:>9}",
-            "search", "states", "wall s", "states/s", "vs plain"
+            "search",
+            "states",
+            "wall s",
+            "states/s",
+            "vs plain"
         );
         for r in &rows {
-            println!(
+            outln!(
                 "{:<30} {:>10} {:>9.3} {:>12.0} {:>8.2}x",
-                r.search, r.states, r.wall_time_s, r.states_per_s, r.relative_to_plain
+                r.search,
+                r.states,
+                r.wall_time_s,
+                r.states_per_s,
+                r.relative_to_plain
             );
         }
     }
@@ -310,15 +318,22 @@ fn scale(args: ScaleArgs) -> anyhow::Result<Outcome> {
         }
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
+        outln!("{}", serde_json::to_string_pretty(&results)?);
     } else {
-        println!(
+        outln!(
             "{:<12} {:>6} {:>10} {:>8} {:>9} {:>5} {:>12} {:>9}",
-            "algorithm", "nodes", "events", "changes", "wall s", "runs", "events/s", "vs first"
+            "algorithm",
+            "nodes",
+            "events",
+            "changes",
+            "wall s",
+            "runs",
+            "events/s",
+            "vs first"
         );
         for algorithm in &algorithms {
             for r in results.iter().filter(|r| r.algorithm == algorithm.name()) {
-                println!(
+                outln!(
                     "{:<12} {:>6} {:>10} {:>7.1}% {:>9.4} {:>5} {:>12.0} {:>8.2}×",
                     r.algorithm,
                     r.nodes,
@@ -394,18 +409,21 @@ fn engine(args: EngineArgs) -> anyhow::Result<Outcome> {
         })
         .collect();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
+        outln!("{}", serde_json::to_string_pretty(&results)?);
     } else {
-        println!(
+        outln!(
             "{:<16} {:>16} {:>16} {:>8}",
-            "delay", "linkrev ev/s", "bare heap ev/s", "ratio"
+            "delay",
+            "linkrev ev/s",
+            "bare heap ev/s",
+            "ratio"
         );
         for r in &results {
             let name = match r.delay {
                 HoldDelay::Uniform1000 => "uniform 0-1000ns",
                 HoldDelay::Exponential500 => "exp mean 500ns",
             };
-            println!(
+            outln!(
                 "{name:<16} {:>16.0} {:>16.0} {:>7.1}%",
                 r.events_per_s,
                 r.bare_events_per_s,
@@ -437,16 +455,24 @@ fn protocols(args: ProtocolArgs) -> anyhow::Result<Outcome> {
         });
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
+        outln!("{}", serde_json::to_string_pretty(&results)?);
     } else {
-        println!(
+        outln!(
             "{:<14} {:<18} {:>10} {:>10} {:>14}",
-            "algorithm", "family", "events", "wall s", "events/s"
+            "algorithm",
+            "family",
+            "events",
+            "wall s",
+            "events/s"
         );
         for r in &results {
-            println!(
+            outln!(
                 "{:<14} {:<18} {:>10} {:>10.3} {:>14.0}",
-                r.algorithm, r.family, r.events, r.wall_time_s, r.events_per_s
+                r.algorithm,
+                r.family,
+                r.events,
+                r.wall_time_s,
+                r.events_per_s
             );
         }
     }

@@ -81,7 +81,7 @@ pub enum OnOff {
 /// Runs the check; exit 1 when a property is violated.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     if args.table {
-        print!("{}", table(&args));
+        out!("{}", table(&args));
         return Ok(Outcome::Success);
     }
     let (Some(algo), Some(graph)) = (args.algo, args.graph.as_deref()) else {
@@ -121,12 +121,12 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     );
     let report = algo.check(&params, &setup);
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report).context("serialising the report")?
         );
     } else {
-        print_report(&report);
+        print_report(&report)?;
     }
     if let Some(dir) = &args.out {
         let scenario = |path: &[crate::check::model::Step]| Scenario {
@@ -145,14 +145,16 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     })
 }
 
-fn print_report(report: &CheckReport) {
-    println!("algorithm      {}", report.algorithm);
-    println!("graph          {} {:?}", report.graph, report.edges);
-    println!(
+fn print_report(report: &CheckReport) -> anyhow::Result<()> {
+    outln!("algorithm      {}", report.algorithm);
+    outln!("graph          {} {:?}", report.graph, report.edges);
+    outln!(
         "budgets        {} changes ({}), {} requests",
-        report.changes, report.change_mode, report.requests
+        report.changes,
+        report.change_mode,
+        report.requests
     );
-    println!(
+    outln!(
         "explored       {} states ({} generated), depth {} of {}{}",
         report.states,
         report.states_generated,
@@ -164,7 +166,7 @@ fn print_report(report: &CheckReport) {
             " (complete)"
         }
     );
-    println!(
+    outln!(
         "symmetry       {}",
         if report.symmetry {
             "on: states counted up to renaming of the nodes"
@@ -172,21 +174,22 @@ fn print_report(report: &CheckReport) {
             "off"
         }
     );
-    println!("time           {:.3} s", report.seconds);
+    outln!("time           {:.3} s", report.seconds);
     for p in &report.properties {
         let verdict = match &p.verdict {
             Verdict::Holds => "holds".to_string(),
             Verdict::Unknown => "unknown (depth bound hit)".to_string(),
             Verdict::Violated { steps, .. } => format!("VIOLATED in {} steps", steps.len()),
         };
-        println!("{:<38} {verdict}   [{}]", p.name, p.judged_in);
+        outln!("{:<38} {verdict}   [{}]", p.name, p.judged_in);
         if let Verdict::Violated { detail, steps, .. } = &p.verdict {
             for (i, step) in steps.iter().enumerate() {
-                println!("    {:>3}. {step}", i + 1);
+                outln!("    {:>3}. {step}", i + 1);
             }
-            println!("    → {detail}");
+            outln!("    → {detail}");
         }
     }
+    Ok(())
 }
 
 fn write_out(

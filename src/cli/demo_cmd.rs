@@ -150,6 +150,6 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
         summary.safety_violations,
         started.elapsed().as_secs_f64()
     );
-    println!("{}", summary.index.display());
+    outln!("{}", summary.index.display());
     Ok(Outcome::Success)
 }

@@ -3,6 +3,49 @@
 //! Exit codes: 0 success; 1 a check found a mismatch (`trace lint`); 2 unusable input
 //! (a malformed trace, a bad parameter, a missing file) or a failed write. Every error
 //! names the file, line and field it is about (see [`crate::input`]).
+//!
+//! Output goes through [`outln!`] and [`out!`], never `println!`: a write that fails (a
+//! full device) is the command's error, exit 2, where `println!` would panic. A closed
+//! pipe (`linkrev algorithms --json | head -c1`) ends the process quietly, as it ends
+//! `ls | head`: `main` restores the default action of `SIGPIPE`, which Rust's runtime
+//! ignores.
+
+/// `println!` for a command's output: a failed write returns the error from the
+/// enclosing function (which returns `anyhow::Result`), naming standard output.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*).map_err(crate::cli::stdout_error)?;
+    }};
+}
+
+/// `print!` for a command's output, as [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut stdout = std::io::stdout().lock();
+        write!(stdout, $($arg)*)
+            .and_then(|()| stdout.flush())
+            .map_err(crate::cli::stdout_error)?;
+    }};
+}
+
+/// A failed write to standard output, as the command's error.
+fn stdout_error(e: std::io::Error) -> anyhow::Error {
+    anyhow::anyhow!("cannot write to standard output: {e}")
+}
+
+/// Restores the default action of `SIGPIPE` (end the process), which Rust's runtime
+/// sets to "ignore": a command writing into a closed pipe then ends quietly instead of
+/// failing on every write.
+fn quiet_on_closed_pipe() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: called first thing in `main`, before any other thread exists; setting a
+    // signal's disposition to its default has no other effect on this process.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
 
 mod algorithms_cmd;
 mod bench_cmd;
@@ -85,6 +128,7 @@ pub fn main_with(registry: crate::registry::Registry) -> ExitCode {
 
 /// Entry point of the binary, with the built-in algorithms.
 pub fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

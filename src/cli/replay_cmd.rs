@@ -78,7 +78,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
     };
     report(&args.run, &output, &params)?;
     if window.to < full {
-        println!(
+        outln!(
             "(simulated up to --to: the summary covers 0 to {} s of {} s)",
             window.to.as_secs_f64(),
             full.as_secs_f64()

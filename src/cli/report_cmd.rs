@@ -38,6 +38,6 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
         "{} figures ({} panels) from {} runs; {} safety violations",
         summary.figures, summary.panels, summary.runs, summary.safety_violations
     );
-    println!("{}", summary.index.display());
+    outln!("{}", summary.index.display());
     Ok(Outcome::Success)
 }

@@ -296,7 +296,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
         .as_ref()
         .filter(|_| !args.json)
     {
-        println!(
+        outln!(
             "replay it               {}",
             command_for_violation(v.time_s)
         );
@@ -385,9 +385,9 @@ pub(super) fn report(
             .map(|(k, v)| Ok((k.to_string(), serde_json::to_value(v)?)))
             .collect::<serde_json::Result<_>>()?;
         json["params"] = params.into();
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        print_summary(&output.summary, algo_params);
+        print_summary(&output.summary, algo_params)?;
     }
     Ok(())
 }
@@ -400,25 +400,26 @@ pub fn algorithm_params(algorithm: Algorithm, flags: &[String]) -> Result<AlgoPa
 
 /// The summary as aligned lines: the common fields, the algorithm's parameters, then
 /// each metric its family declares (column name, value, label).
-fn print_summary(s: &RunSummary, params: &AlgoParams) {
-    println!(
+fn print_summary(s: &RunSummary, params: &AlgoParams) -> anyhow::Result<()> {
+    outln!(
         "algorithm             {} ({})",
         s.algorithm,
         s.family.name()
     );
     for (name, value) in params.iter() {
-        println!("  {name:<20}{value}");
+        outln!("  {name:<20}{value}");
     }
-    println!("seed                  {}", s.seed);
-    println!("nodes / duration      {} / {} s", s.nodes, s.duration_s);
-    println!("events                {}", s.events);
-    println!(
+    outln!("seed                  {}", s.seed);
+    outln!("nodes / duration      {} / {} s", s.nodes, s.duration_s);
+    outln!("events                {}", s.events);
+    outln!(
         "messages              {} ({} lost)",
-        s.messages, s.messages_lost
+        s.messages,
+        s.messages_lost
     );
-    println!("topology changes      {}", s.topology_changes);
+    outln!("topology changes      {}", s.topology_changes);
     if s.changes_pending_at_end > 0 {
-        println!("changes never applied {}", s.changes_pending_at_end);
+        outln!("changes never applied {}", s.changes_pending_at_end);
     }
     // At least one space after the longest column name.
     let width = s
@@ -434,20 +435,26 @@ fn print_summary(s: &RunSummary, params: &AlgoParams) {
             MetricValue::Real(None) => "n/a".to_string(),
             MetricValue::Count(c) => c.to_string(),
         };
-        println!("{:<width$}{value:<12}{}", metric.column, metric.label);
+        outln!("{:<width$}{value:<12}{}", metric.column, metric.label);
     }
-    println!("tokens lost           {}", s.tokens_lost);
-    println!("safety violations     {}", s.safety_violations);
+    outln!("tokens lost           {}", s.tokens_lost);
+    outln!("safety violations     {}", s.safety_violations);
     if let Some(v) = &s.first_violation {
-        println!(
+        outln!(
             "first violation       {} at {:.9} s, event {} (seed {}), nodes {:?}: {}",
-            v.kind, v.time_s, v.event_index, s.seed, v.nodes, v.detail
+            v.kind,
+            v.time_s,
+            v.event_index,
+            s.seed,
+            v.nodes,
+            v.detail
         );
     }
     if let Some(why) = &s.aborted {
-        println!("ABORTED               {why}");
+        outln!("ABORTED               {why}");
     }
-    println!("wall time             {:.3} s", s.wall_time_s);
+    outln!("wall time             {:.3} s", s.wall_time_s);
+    Ok(())
 }
 
 /// The `linkrev replay` command that shows the run this `linkrev run …` process is

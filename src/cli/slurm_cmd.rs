@@ -99,7 +99,7 @@ pub fn run(args: SlurmArgs) -> anyhow::Result<Outcome> {
                 .with_context(|| format!("writing {}", path.display()))?;
         }
     }
-    println!(
+    outln!(
         "{}: {} runs in {} array tasks ({} cpus each), then a merge job",
         plan.experiment,
         plan.runs.len(),
@@ -107,35 +107,36 @@ pub fn run(args: SlurmArgs) -> anyhow::Result<Outcome> {
         jobs.cpus_per_task
     );
     if args.dry_run {
-        print_dry_run(&jobs);
+        print_dry_run(&jobs)?;
     } else {
         submit(&jobs)?;
     }
     Ok(Outcome::Success)
 }
 
-fn print_dry_run(jobs: &Jobs) {
+fn print_dry_run(jobs: &Jobs) -> anyhow::Result<()> {
     for (path, text) in [
         (jobs.array_script_path(), jobs.array_script()),
         (jobs.merge_script_path(), jobs.merge_script()),
     ] {
-        println!("wrote {}", path.display());
+        outln!("wrote {}", path.display());
         for line in text
             .lines()
             .filter(|l| l.starts_with("#SBATCH") || l.starts_with("exec "))
         {
-            println!("  {line}");
+            outln!("  {line}");
         }
     }
-    println!("dry run: nothing submitted; to submit by hand:");
-    println!(
+    outln!("dry run: nothing submitted; to submit by hand:");
+    outln!(
         "  id=$(sbatch --parsable {})",
         slurm::quote(&jobs.array_script_path())
     );
-    println!(
+    outln!(
         "  sbatch --dependency=afterok:$id --kill-on-invalid-dep=yes {}",
         slurm::quote(&jobs.merge_script_path())
     );
+    Ok(())
 }
 
 fn submit(jobs: &Jobs) -> anyhow::Result<()> {
@@ -165,20 +166,21 @@ fn submit(jobs: &Jobs) -> anyhow::Result<()> {
         )
     })?;
     let logs = jobs.log_dir();
-    println!(
+    outln!(
         "array job {array}: {} tasks, task K runs shard K/{}",
-        jobs.tasks, jobs.tasks
+        jobs.tasks,
+        jobs.tasks
     );
-    println!("merge job {merge}: runs once every task has succeeded (cancelled if one fails)");
-    println!("watch:   squeue -j {array},{merge}");
-    println!(
+    outln!("merge job {merge}: runs once every task has succeeded (cancelled if one fails)");
+    outln!("watch:   squeue -j {array},{merge}");
+    outln!(
         "logs:    {} (K = 1..{}), {}",
         logs.join(format!("array-{array}_K.out")).display(),
         jobs.tasks,
         jobs.merge_log(&merge).display()
     );
-    println!("cancel:  scancel {array} {merge}");
-    println!(
+    outln!("cancel:  scancel {array} {merge}");
+    outln!(
         "results: {} ({} once the merge job is done)",
         jobs.results.display(),
         tables()

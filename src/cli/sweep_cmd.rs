@@ -67,7 +67,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<Outcome> {
         );
     }
     if args.dry_run {
-        print_plan(&spec, &plan);
+        print_plan(&spec, &plan)?;
         Ok(Outcome::Success)
     } else {
         execute(&plan, &args)
@@ -267,9 +267,9 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
         .map(|r| r.key)
         .collect();
     if !missing.is_empty() {
-        println!("{} of {} runs missing:", missing.len(), plan.runs.len());
+        outln!("{} of {} runs missing:", missing.len(), plan.runs.len());
         for key in &missing {
-            println!("{key}");
+            outln!("{key}");
         }
         return Ok(Outcome::Mismatch);
     }
@@ -283,7 +283,7 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
         "the compacted tables were written without them (by two processes at once, or \
          from damaged chunks): run the sweep again into a new results directory",
     )?;
-    println!(
+    outln!(
         "{}: all {} runs present with all their rows; tables compacted",
         args.dir.display(),
         plan.runs.len()
@@ -341,16 +341,16 @@ pub fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
         })
         .map_err(|e| failure.take().unwrap_or_else(|| anyhow::Error::from(e)))
         .with_context(|| format!("writing {}", path.display()))?;
-        println!("wrote {} ({rows} rows)", path.display());
+        outln!("wrote {} ({rows} rows)", path.display());
     }
     Ok(Outcome::Success)
 }
 
-fn print_plan(spec: &Spec, plan: &Plan) {
-    println!("experiment    {}", plan.experiment);
-    println!("spec          {}", plan.spec_path.display());
-    println!("master seed   {}", spec.master_seed);
-    println!(
+fn print_plan(spec: &Spec, plan: &Plan) -> anyhow::Result<()> {
+    outln!("experiment    {}", plan.experiment);
+    outln!("spec          {}", plan.spec_path.display());
+    outln!("master seed   {}", spec.master_seed);
+    outln!(
         "mobility      {}",
         match spec.mobility {
             MobilityKind::RandomWaypoint => "random waypoint (generated per run)",
@@ -365,11 +365,11 @@ fn print_plan(spec: &Spec, plan: &Plan) {
             .join(", ")
     };
     if plan.axes.is_empty() {
-        println!("axes          none");
+        outln!("axes          none");
     }
     for (i, (name, values)) in plan.axes.iter().enumerate() {
         let label = if i == 0 { "axes" } else { "" };
-        println!(
+        outln!(
             "{label:<14}{name} = [{}] ({} values)",
             list(values),
             values.len()
@@ -381,17 +381,18 @@ fn print_plan(spec: &Spec, plan: &Plan) {
         .filter(|p| !p.is_axis)
         .map(|p| format!("{} = {}", p.name, p.values[0]))
         .collect();
-    println!("fixed         {}", fixed.join(", "));
+    outln!("fixed         {}", fixed.join(", "));
     let algorithms: Vec<&str> = plan.algorithms.iter().map(|a| a.name()).collect();
-    println!("algorithms    {}", algorithms.join(", "));
-    println!("replications  {}", plan.replications);
-    println!("runs          {}", plan.runs.len());
+    outln!("algorithms    {}", algorithms.join(", "));
+    outln!("replications  {}", plan.replications);
+    outln!("runs          {}", plan.runs.len());
     match plan.node_seconds() {
-        Some(ns) => println!("work          {ns:.3e} simulated node-seconds"),
-        None => println!("work          unknown until the trace files are read"),
+        Some(ns) => outln!("work          {ns:.3e} simulated node-seconds"),
+        None => outln!("work          unknown until the trace files are read"),
     }
     if let (Some(first), Some(last)) = (plan.runs.first(), plan.runs.last()) {
-        println!("first run     {} (seed {})", first.key, first.seed);
-        println!("last run      {} (seed {})", last.key, last.seed);
+        outln!("first run     {} (seed {})", first.key, first.seed);
+        outln!("last run      {} (seed {})", last.key, last.seed);
     }
+    Ok(())
 }

@@ -304,7 +304,7 @@ fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
             footer_per_node_match: check.per_node_match,
             warnings: loaded.warnings.len(),
         };
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report).context("serialising the report")?
         );
@@ -312,7 +312,7 @@ fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
         for w in &loaded.warnings {
             eprintln!("{w}");
         }
-        print_stats_table(&args.file, &loaded.trace, &stats, &check);
+        print_stats_table(&args.file, &loaded.trace, &stats, &check)?;
     }
     Ok(Outcome::Success)
 }
@@ -332,58 +332,60 @@ fn print_stats_table(
     trace: &Trace,
     s: &MobilityStats,
     check: &FooterCheck,
-) {
+) -> anyhow::Result<()> {
     let opt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| fixed(v, 3));
-    println!("trace                 {}", file.display());
-    println!("nodes                 {}", s.nodes);
-    println!(
+    outln!("trace                 {}", file.display());
+    outln!("nodes                 {}", s.nodes);
+    outln!(
         "area                  {} x {} m",
-        trace.area.width, trace.area.height
+        trace.area.width,
+        trace.area.height
     );
-    println!("duration              {} s", s.duration);
-    println!("range                 {} m", s.range);
-    println!("link ups / downs      {} / {}", s.link_ups, s.link_downs);
-    println!(
+    outln!("duration              {} s", s.duration);
+    outln!("range                 {} m", s.range);
+    outln!("link ups / downs      {} / {}", s.link_ups, s.link_downs);
+    outln!(
         "link changes          {} ({} /s)",
         s.link_changes,
         fixed(s.link_change_rate, 3)
     );
-    println!("initial links         {}", s.initial_links);
-    println!("mean degree           {}", fixed(s.mean_degree, 3));
-    println!(
+    outln!("initial links         {}", s.initial_links);
+    outln!("mean degree           {}", fixed(s.mean_degree, 3));
+    outln!(
         "mean link duration    {} s ({} completed links)",
         opt(s.mean_link_duration),
         s.completed_links
     );
-    println!("mean components       {}", fixed(s.mean_components, 3));
-    println!(
+    outln!("mean components       {}", fixed(s.mean_components, 3));
+    outln!(
         "time connected        {} %",
         fixed(100.0 * s.frac_time_connected, 1)
     );
-    println!("mean speed            {} m/s", fixed(s.mean_speed, 3));
+    outln!("mean speed            {} m/s", fixed(s.mean_speed, 3));
     if let (Some(total), Some(ok)) = (check.total, check.total_match) {
-        println!(
+        outln!(
             "setdest footer        {} link changes: {}",
             total,
             if ok { "match" } else { "MISMATCH" }
         );
     }
     if let Some(ok) = check.per_node_match {
-        println!(
+        outln!(
             "footer per-node table {}",
             if ok { "match" } else { "MISMATCH" }
         );
     }
+    Ok(())
 }
 
 fn lint(args: LintArgs) -> anyhow::Result<Outcome> {
     check_range(args.range)?;
     let loaded = load(&args.file, &args.read)?;
     for w in &loaded.warnings {
-        println!("{w}");
+        outln!("{w}");
     }
     let trace = &loaded.trace;
-    println!(
+    outln!(
         "{}: {} nodes, {} legs, {} s, area {} x {} m, {} warning(s)",
         args.file.display(),
         trace.node_count(),
@@ -394,11 +396,11 @@ fn lint(args: LintArgs) -> anyhow::Result<Outcome> {
         loaded.warnings.len()
     );
     let Some(footer) = loaded.footer.as_ref() else {
-        println!("no setdest footer: nothing to compare link changes with");
+        outln!("no setdest footer: nothing to compare link changes with");
         return Ok(Outcome::Success);
     };
     if args.range != SETDEST_RANGE {
-        println!(
+        outln!(
             "setdest's footer counts links at {SETDEST_RANGE} m, not at {} m: not compared",
             args.range
         );
@@ -409,26 +411,26 @@ fn lint(args: LintArgs) -> anyhow::Result<Outcome> {
     let check = check_footer(Some(footer), &stats);
     let mut ok = true;
     if let (Some(total), Some(matched)) = (check.total, check.total_match) {
-        println!(
+        outln!(
             "link changes: footer {total}, replay {}",
             stats.link_changes
         );
         ok &= matched;
     }
     for (node, theirs, ours) in &check.per_node_diff {
-        println!("node {node}: footer {theirs} link changes, replay {ours}");
+        outln!("node {node}: footer {theirs} link changes, replay {ours}");
     }
     if check.per_node_match == Some(false) {
         ok = false;
         if check.per_node_diff.is_empty() {
-            println!(
+            outln!(
                 "the footer's per-node table has {} rows for {} nodes",
                 footer.per_node.len(),
                 stats.nodes
             );
         }
     }
-    println!(
+    outln!(
         "{}",
         if ok {
             "OK: replay agrees with the footer"

@@ -83,7 +83,13 @@ impl SmallGraph {
                         (Ok(r), Ok(c)) if r >= 1 && c >= 1 => (r, c),
                         _ => return Err(format!("`{spec}`: expected grid:RxC, e.g. grid:2x2")),
                     };
-                    let n = r * c;
+                    // Checked: `grid:2x9223372036854775810` must not wrap to 4 nodes.
+                    let n = r.saturating_mul(c);
+                    if n > MAX_CHECK_NODES {
+                        return Err(format!(
+                            "`{spec}`: {r} × {c} nodes; the checker takes 2 to {MAX_CHECK_NODES}"
+                        ));
+                    }
                     count(&n.to_string())?;
                     let id = |i: usize, j: usize| (i * c + j) as NodeId;
                     let mut edges = Vec::new();
@@ -297,6 +303,10 @@ mod tests {
         assert!(SmallGraph::parse("ring:2").is_err());
         assert!(SmallGraph::parse("blob:4").is_err());
         assert!(SmallGraph::parse("path:99").is_err());
+        // 2 × (2^63 + 2) wraps to 4 in unchecked arithmetic.
+        let huge = SmallGraph::parse("grid:2x9223372036854775810").unwrap_err();
+        assert!(huge.contains("the checker takes 2 to 8"), "{huge}");
+        assert!(SmallGraph::parse("grid:3x3").is_err());
     }
 
     #[test]

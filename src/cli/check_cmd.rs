@@ -52,7 +52,7 @@ pub struct CheckArgs {
     #[arg(long, default_value_t = 1_000_000)]
     pub max_states: usize,
     /// Checker threads. With 1 (the default) each violation found is a shortest one.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::thread_count)]
     pub threads: usize,
     /// Symmetry reduction: explore states that differ only by a renaming of the nodes
     /// once. Applies only to algorithms whose rules never compare node ids (Raymond);

@@ -46,8 +46,8 @@ pub struct DemoArgs {
     /// Where the demo's results go; one directory per experiment, rewritten each time.
     #[arg(long, default_value = "results/demo")]
     pub results: PathBuf,
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long)]
+    /// Worker threads (default: all cores, at most 1024). Results do not depend on it.
+    #[arg(long, value_parser = super::thread_count)]
     pub threads: Option<usize>,
     /// A smaller demo (2 replications of 60 s instead of 4–5 of 300 s), for CI and a
     /// first look; also selected by LINKREV_DEMO_QUICK=1.

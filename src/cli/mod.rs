@@ -47,6 +47,18 @@ fn quiet_on_closed_pipe() {
     }
 }
 
+/// The most worker threads a command takes: far above any machine's cores, far below
+/// the count whose start-up alone takes minutes (`--threads 100000`).
+pub const MAX_THREADS: usize = 1024;
+
+/// Parses `--threads`: 1 to [`MAX_THREADS`].
+fn thread_count(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!("expected a thread count from 1 to {MAX_THREADS}")),
+    }
+}
+
 mod algorithms_cmd;
 mod bench_cmd;
 mod check_cmd;

@@ -125,10 +125,15 @@ pub fn parse_rwp_spec(spec: &str, seed: u64) -> Result<RwpParams, InputError> {
             .parse::<f64>()
             .map_err(|_| err(format!("{key}: `{v}` is not a number")))
     };
+    let mut seen: Vec<&str> = Vec::new();
     for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let (key, value) = item
             .split_once('=')
             .ok_or_else(|| err(format!("expected key=value, got `{item}`")))?;
+        if seen.contains(&key.trim()) {
+            return Err(err(format!("`{}` is given twice", key.trim())));
+        }
+        seen.push(key.trim());
         match key.trim() {
             "nodes" => {
                 p.nodes = value
@@ -213,6 +218,10 @@ fn run_config(args: &RunArgs, algo: Algorithm, trace: &Trace) -> Result<RunConfi
             "duration",
             format!("must be positive, got {duration}"),
         ));
+    }
+    // One limit for every duration, as for trace times: never clamped silently.
+    if let Some(why) = crate::mobility::trace::time_beyond_limit(duration) {
+        return Err(InputError::parameter("duration", why));
     }
     let workload = if algo.family().needs_workload() {
         if !(args.rate.is_finite() && args.rate > 0.0) {

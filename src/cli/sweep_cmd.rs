@@ -28,8 +28,8 @@ pub struct SweepArgs {
     /// Validate the spec and print the plan (axes, run count, work) without running.
     #[arg(long)]
     pub dry_run: bool,
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long)]
+    /// Worker threads (default: all cores, at most 1024). Results do not depend on it.
+    #[arg(long, value_parser = super::thread_count)]
     pub threads: Option<usize>,
     /// Run only the K-th of N disjoint parts of the plan, e.g. 2/8 (for clusters).
     #[arg(long, value_parser = Shard::parse)]

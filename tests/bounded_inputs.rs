@@ -1,0 +1,101 @@
+//! Sizes and times a user gives are checked before anything is allocated or run: each
+//! of these once ran for minutes, allocated until memory ran out, or was clamped
+//! silently. Each must now end at once with exit 2 and a message naming the flag.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Runs `linkrev args…` and returns its exit code and stderr, asserting it ended well
+/// within the time a refused input needs.
+fn refused(args: &[&str]) -> (Option<i32>, String) {
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{args:?} took {:?}",
+        started.elapsed()
+    );
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn a_grid_whose_size_overflows_is_refused() {
+    // 2 × (2^63 + 2) wrapped to 4 nodes, passed the size check, then allocated until
+    // memory ran out.
+    let args = [
+        "check",
+        "--algo",
+        "me-rl",
+        "--graph",
+        "grid:2x9223372036854775810",
+    ];
+    let (code, stderr) = refused(&args);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("the checker takes 2 to 8"), "{stderr}");
+}
+
+#[test]
+fn durations_beyond_the_time_limit_are_refused_not_clamped() {
+    // 1e10 s was accepted; 1e19 s was clamped silently to 18,446,744,073.7 s.
+    for duration in ["1e10", "1e19"] {
+        let args = [
+            "run",
+            "--algo",
+            "me-rl",
+            "--rwp",
+            "nodes=5,duration=10",
+            "--duration",
+            duration,
+        ];
+        let (code, stderr) = refused(&args);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(stderr.contains("duration"), "{stderr}");
+        assert!(stderr.contains("later than the limit of 1e9 s"), "{stderr}");
+    }
+}
+
+#[test]
+fn a_key_given_twice_in_rwp_is_refused() {
+    let args = ["run", "--algo", "me-rl", "--rwp", "nodes=5,nodes=6"];
+    let (code, stderr) = refused(&args);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("`nodes` is given twice"), "{stderr}");
+}
+
+#[test]
+fn thread_counts_above_the_limit_are_refused() {
+    // A 0.07 s sweep with 100,000 threads was still starting them after 90 s.
+    for args in [
+        &[
+            "sweep",
+            "analysis/me_load.toml",
+            "--dry-run",
+            "--threads",
+            "100000",
+        ][..],
+        &["demo", "--threads", "0"],
+        &[
+            "check",
+            "--algo",
+            "me-rl",
+            "--graph",
+            "path:3",
+            "--threads",
+            "5000",
+        ],
+    ] {
+        let (code, stderr) = refused(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("expected a thread count from 1 to 1024"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -530,3 +530,39 @@ fn report_on_a_directory_with_no_stored_runs_says_so() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("no runs stored yet"), "{err}");
 }
+
+#[test]
+fn export_of_an_incomplete_directory_says_how_many_runs_are_missing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), 2);
+    let dir = tmp.path().join("half");
+    let d = dir.to_str().unwrap();
+    // One shard of two: 4 of the plan's 8 runs stored.
+    ok(&linkrev(&[
+        "sweep",
+        &spec,
+        "--results",
+        d,
+        "--shard",
+        "1/2",
+    ]));
+    let refused = linkrev(&["export", d, "--csv"]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("4 of 8 runs of its plan are missing"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--allow-incomplete"), "{stderr}");
+    assert!(!dir.join("runs.csv").exists(), "nothing exported");
+    // Asked for, what is stored is exported, with a note.
+    let allowed = linkrev(&["export", d, "--csv", "--allow-incomplete"]);
+    ok(&allowed);
+    let note = String::from_utf8_lossy(&allowed.stderr);
+    assert!(
+        note.contains("exporting 4 of 8 runs; 4 are missing"),
+        "{note}"
+    );
+    let csv = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 4, "a header and the 4 stored runs");
+}

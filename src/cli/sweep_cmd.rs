@@ -52,6 +52,10 @@ pub struct ExportArgs {
     /// Write CSV copies of the tables (`runs.csv`, `changes.csv`, `requests.csv`).
     #[arg(long, required = true)]
     pub csv: bool,
+    /// Export a directory whose sweep has not stored every run of its plan (by
+    /// default refused, exit 1, with the count of missing runs).
+    #[arg(long)]
+    pub allow_incomplete: bool,
 }
 
 pub fn run(args: SweepArgs) -> anyhow::Result<Outcome> {
@@ -311,6 +315,33 @@ pub fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     Store::open_read_only(&args.dir).map_err(|missing| in_use_or(&args.dir, missing))?;
     let store = Store::open(&args.dir)?;
     store.check_tables()?;
+    // Tables of an interrupted sweep are a biased sample of its plan (the runs stored
+    // first), so exporting them is a decision the user takes, not a silent default.
+    let plan = spec_copy::plan(&args.dir)?;
+    let done = store.completed()?;
+    let missing: Vec<String> = plan
+        .runs
+        .iter()
+        .filter(|r| !done.contains_key(&r.key))
+        .map(|r| r.key)
+        .collect();
+    if let Some(first) = missing.first() {
+        let (n, total) = (missing.len(), plan.runs.len());
+        if !args.allow_incomplete {
+            eprintln!(
+                "{}: {n} of {total} runs of its plan are missing (the first: {first}); \
+                 nothing exported. Resume the sweep, or export what is stored with \
+                 --allow-incomplete",
+                args.dir.display()
+            );
+            return Ok(Outcome::Mismatch);
+        }
+        eprintln!(
+            "note: {}: exporting {} of {total} runs; {n} are missing (the first: {first})",
+            args.dir.display(),
+            total - n
+        );
+    }
     store.refuse_missing_rows(&format!(
         "`linkrev merge {}` removes incomplete batches so that the sweep reruns them",
         args.dir.display()

@@ -104,7 +104,17 @@ pub struct AlgorithmDef {
     runner: Runner,
     checker: crate::check::CheckRunner,
     replayer: crate::replay::Replayer,
+    steps_checker: StepsChecker,
 }
+
+/// How a family checks a scenario's steps against its model
+/// ([`family::check_steps`]).
+type StepsChecker = fn(
+    &AlgoParams,
+    usize,
+    &[(crate::NodeId, crate::NodeId)],
+    &[crate::check::model::Step],
+) -> Result<(), (usize, String)>;
 
 impl AlgorithmDef {
     /// Every parameter at its default.
@@ -173,6 +183,18 @@ impl AlgorithmDef {
         (self.checker)(params, self.name, setup)
     }
 
+    /// Checks a scenario's execution (`steps` from `links` on `nodes` nodes) against
+    /// the family's model, step by step: `Err((k, why))` for the first impossible step.
+    pub fn check_steps(
+        &self,
+        params: &AlgoParams,
+        nodes: usize,
+        links: &[(crate::NodeId, crate::NodeId)],
+        steps: &[crate::check::model::Step],
+    ) -> Result<(), (usize, String)> {
+        (self.steps_checker)(params, nodes, links, steps)
+    }
+
     /// The entry with a caveat.
     pub const fn caveat(self, caveat: &'static str) -> Self {
         Self {
@@ -193,6 +215,7 @@ pub const fn algorithm<F: Watches<P>, P: Protocol + ReplayView>(
     let runner: Runner = crate::run::runner::run::<F, P>;
     let checker: crate::check::CheckRunner = family::check::<F, P>;
     let replayer: crate::replay::Replayer = crate::replay::record::<F, P>;
+    let steps_checker: StepsChecker = family::check_steps::<F, P>;
     AlgorithmDef {
         name,
         description,
@@ -203,6 +226,7 @@ pub const fn algorithm<F: Watches<P>, P: Protocol + ReplayView>(
         runner,
         checker,
         replayer,
+        steps_checker,
     }
 }
 

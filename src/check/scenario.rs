@@ -49,6 +49,18 @@ pub struct Scenario {
     pub steps: Vec<Step>,
 }
 
+/// The line (from 1) of a scenario's text that holds step `k` (from 0).
+pub fn step_line(text: &str, k: usize) -> Option<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, raw)| {
+            let content = raw.split('#').next().unwrap_or("").trim();
+            content.split_whitespace().next() == Some("step")
+        })
+        .nth(k)
+        .map(|(index, _)| index + 1)
+}
+
 /// When step `k` (from 0) happens.
 pub fn step_time(k: usize) -> SimTime {
     SimTime((k as u64 + 2) * 1_000)
@@ -113,6 +125,9 @@ impl Scenario {
             };
             match words[0] {
                 "algorithm" => {
+                    if algorithm.is_some() {
+                        return Err(err("algorithm", "given twice".into()));
+                    }
                     let name = words.get(1).copied().unwrap_or("");
                     if !is_algorithm(name) {
                         return Err(err("algorithm", format!("unknown algorithm `{name}`")));
@@ -121,6 +136,9 @@ impl Scenario {
                 }
                 "param" => params.push(words[1..].join(" ")),
                 "nodes" => {
+                    if nodes.is_some() {
+                        return Err(err("nodes", "given twice".into()));
+                    }
                     let n: usize = words
                         .get(1)
                         .and_then(|w| w.parse().ok())

@@ -366,6 +366,17 @@ fn prepare_scenario(args: &RunArgs, path: &std::path::Path) -> anyhow::Result<Pr
     let located =
         |e: String| InputError::new(crate::input::Location::file(path.display().to_string()), e);
     let params = algorithm_params(algo, &scenario.params)?;
+    // Every step must be possible where it stands, or the simulator would replay
+    // something the checker never explored (a release by nobody in the CS).
+    algo.def()
+        .check_steps(&params, scenario.nodes, &scenario.links, &scenario.steps)
+        .map_err(|(k, why)| {
+            let line = crate::check::scenario::step_line(&text, k).unwrap_or(0);
+            InputError::new(
+                crate::input::Location::line(path.display().to_string(), line).with_field("step"),
+                format!("step {}: {why}", k + 1),
+            )
+        })?;
     let timeline = scenario.timeline().map_err(located)?;
     let config = scenario
         .config(args.delay, args.seed, algo.family().needs_workload())

@@ -66,6 +66,75 @@ pub fn check<F: Watches<P>, P: crate::protocol::Protocol>(
     crate::check::run(name, F::model(config, setup), setup)
 }
 
+/// Replays `steps` (a scenario's execution) through family `F`'s model of `P`,
+/// configured by `params`, on `nodes` nodes with `links` at the start: `Err((k, why))`
+/// for the first step `k` (from 0) that is impossible in the state it is applied to (a
+/// delivery with nothing in flight, a release by a node outside its critical section, a
+/// request in a family without a workload). The simulator replays only executions that
+/// pass, so a malformed file cannot report a bogus violation.
+pub fn check_steps<F: Watches<P>, P: crate::protocol::Protocol>(
+    params: &crate::protocol::AlgoParams,
+    nodes: usize,
+    links: &[(crate::NodeId, crate::NodeId)],
+    steps: &[crate::check::model::Step],
+) -> Result<(), (usize, String)> {
+    use crate::check::model::Step;
+    use stateright::Model as _;
+    let count = |f: fn(&Step) -> bool| u8::try_from(steps.iter().filter(|s| f(s)).count());
+    let (Ok(changes), Ok(requests)) = (
+        count(|s| matches!(s, Step::Link { .. })),
+        count(|s| matches!(s, Step::Request { .. })),
+    ) else {
+        return Err((0, "more than 255 link or request steps".into()));
+    };
+    let setup = crate::check::CheckSetup {
+        graph: crate::check::graph::SmallGraph {
+            name: "scenario".into(),
+            nodes,
+            edges: links.to_vec(),
+        },
+        changes,
+        change_mode: crate::sim::ChangeMode::Overlap,
+        requests,
+        max_depth: steps.len(),
+        max_states: 0,
+        threads: 1,
+        symmetry: false,
+    };
+    let config = <P::Config as crate::protocol::ProtocolConfig>::from_params(params);
+    let model = F::model(config, &setup);
+    let mut state = model.initial();
+    let mut enabled = Vec::new();
+    for (k, step) in steps.iter().enumerate() {
+        enabled.clear();
+        model.actions(&state, &mut enabled);
+        let why = match *step {
+            _ if enabled.contains(step) => None,
+            Step::Deliver { from, to } => Some(format!("nothing in flight from {from} to {to}")),
+            Step::DeliverRouted { origin, dest } => Some(format!(
+                "no routed message from {origin} to {dest} can be delivered now"
+            )),
+            Step::Link { a, b, up } => Some(format!(
+                "link {a} - {b} is already {}",
+                if up { "up" } else { "down" }
+            )),
+            Step::Request { .. } if model.requests == 0 => Some(format!(
+                "a {} algorithm takes no CS requests",
+                F::FAMILY.name()
+            )),
+            Step::Request { node } => Some(format!(
+                "node {node} already waits for or holds its critical section"
+            )),
+            Step::Release { node } => Some(format!("node {node} is not in its critical section")),
+        };
+        if let Some(why) = why {
+            return Err((k, why));
+        }
+        state = model.step(&state, step.clone()).expect("an enabled step");
+    }
+    Ok(())
+}
+
 /// The family named `name`.
 pub fn by_name(name: &str) -> Option<Family> {
     ALL.into_iter().find(|f| f.name() == name)

@@ -99,3 +99,32 @@ fn thread_counts_above_the_limit_are_refused() {
         );
     }
 }
+
+#[test]
+fn a_spec_too_large_is_refused_before_its_combinations_are_checked() {
+    // Three mobility axes of 400 values: 64 million runs. Every combination was checked
+    // (29 s) before the run count refused the plan.
+    let list = |from: usize| {
+        let values: Vec<String> = (from..from + 400).map(|v| format!("{v}.0")).collect();
+        format!("[{}]", values.join(", "))
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("huge.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"huge\"\nmaster_seed = 1\nreplications = 1\nalgorithms = [\"le-malpani\"]\n\
+             [mobility]\nspeed_min = 0.5\nspeed_max = {}\npause = {}\nduration = {}\n",
+            list(1),
+            list(0),
+            list(100)
+        ),
+    )
+    .unwrap();
+    let (code, stderr) = refused(&["sweep", spec.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the plan would have 64000000 runs (the limit is 2000000)"),
+        "{stderr}"
+    );
+}

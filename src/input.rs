@@ -70,10 +70,12 @@ pub struct InputError {
 
 impl InputError {
     /// An error at `location`; `message` says what was expected.
+    /// Control characters from the input (a NUL byte in a value) are shown escaped,
+    /// never echoed raw to the terminal.
     pub fn new(location: Location, message: impl Into<String>) -> Self {
         Self {
             location,
-            message: message.into(),
+            message: printable(message.into()),
         }
     }
 
@@ -88,6 +90,23 @@ impl InputError {
     }
 }
 
+/// `text` with every control character but a newline or tab escaped (`\u{0}`).
+fn printable(text: String) -> String {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return text;
+    }
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\t' => c.to_string(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
 /// Input that is usable but suspicious; readers collect these, `trace lint` prints them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputWarning {
@@ -99,6 +118,11 @@ pub struct InputWarning {
 
 impl fmt::Display for InputWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: warning: {}", self.location, self.message)
+        write!(
+            f,
+            "{}: warning: {}",
+            self.location,
+            printable(self.message.clone())
+        )
     }
 }

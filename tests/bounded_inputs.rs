@@ -128,3 +128,34 @@ fn a_spec_too_large_is_refused_before_its_combinations_are_checked() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_word_for_a_duration_and_a_directory_for_a_trace_are_named() {
+    // These said "`` is not a number" and "trace file … does not exist".
+    let (code, stderr) = refused(&[
+        "run",
+        "--algo",
+        "me-rl",
+        "--rwp",
+        "nodes=5,duration=10",
+        "--detection-delay",
+        "soon",
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("`soon` is not a duration"), "{stderr}");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("traces")).unwrap();
+    let spec = dir.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        "name = \"s\"\nmaster_seed = 1\nreplications = 1\nalgorithms = [\"le-malpani\"]\n\
+         [mobility]\ntraces = [\"traces\"]\n",
+    )
+    .unwrap();
+    let (code, stderr) = refused(&["sweep", spec.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is a directory: name each trace file in it"),
+        "{stderr}"
+    );
+}

@@ -405,3 +405,33 @@ fn an_impossible_scenario_step_is_refused_with_its_line() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A bad `param` line in a scenario file is that file's error at that line, not a
+/// `--param` flag's; a node id beyond the scenario's nodes too.
+#[test]
+fn a_bad_param_line_is_named_by_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, line, phrase) in [
+        (
+            "algorithm me-rl\nparam holder=0\nparam speed=3\nnodes 2\n",
+            3,
+            "speed",
+        ),
+        ("algorithm me-rl\nparam holder=9\nnodes 2\n", 2, "holder"),
+    ] {
+        let file = dir.path().join("p.scenario");
+        std::fs::write(&file, text).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+            .args(["run", "--scenario", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("p.scenario:{line}: param: me-rl: ")),
+            "{text}: {stderr}"
+        );
+        assert!(stderr.contains(phrase), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}

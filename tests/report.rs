@@ -107,7 +107,15 @@ fn figure_spec_errors_name_file_line_and_field() {
     let cases: &[(&str, &str)] = &[
         (
             "[[figure]]\nname = \"a\"\nx = \"rate\"\ny = \"wait_mean\"\ncolour = 1\n",
-            "figs.toml:5: unknown field `colour`",
+            "figs.toml:5: figure.colour: unknown field `colour`",
+        ),
+        (
+            "[[figure]]\nname = \"a\"\nx = \"rate\"\ny = \"wait_mean\"\nlog_x = \"yes\"\n",
+            "figs.toml:5: figure.log_x: invalid type: string \"yes\", expected a boolean",
+        ),
+        (
+            "[[figure]]\nname = 5\n",
+            "figs.toml:2: figure.name: invalid type",
         ),
         (
             "[[figure]]\nname = \"a\"\nx = \"rate\"\n",
@@ -141,7 +149,7 @@ fn figure_spec_errors_name_file_line_and_field() {
             "[[figure]]\nname = \"a\"\nx = \"r\"\ny = \"w\"\nfilter = { rate = [] }\n",
             "figure.filter.rate: an empty list",
         ),
-        ("title = \"x\"\n", "figs.toml:1"),
+        ("title = \"x\"\n", "figs.toml:1: title: unknown field"),
         (
             "[[figure]]\nname = \"_a\"\nx = \"r\"\ny = \"w\"\n",
             "figure.name",

@@ -1055,3 +1055,31 @@ fn a_utf8_byte_order_mark_is_skipped() {
     assert_eq!(read.trace, ns2::read(&original).unwrap().trace);
     assert!(read.warnings.is_empty(), "{:?}", read.warnings);
 }
+
+/// Messages that misled (issue 40): a NUL byte in a value is shown escaped, never echoed
+/// raw to the terminal; a BonnMotion line with commas says so instead of counting its
+/// "numbers".
+#[test]
+fn a_nul_byte_is_escaped_and_commas_are_named() {
+    let e = parse_err("$node_(0) set X_ 1\u{0}0\n");
+    let shown = e.to_string();
+    assert!(!shown.contains('\u{0}'), "{shown:?}");
+    assert!(shown.contains("1\\u{0}0"), "{shown}");
+    assert_bm_error(
+        "0,0,0 10,5,5\n0.0 5.0 5.0\n",
+        BM_PARAMS,
+        "s.movements",
+        Some(1),
+        Some("waypoints"),
+        "numbers separated by commas",
+    );
+    // An odd count is still counted, in English.
+    assert_bm_error(
+        "0.0\n0.0 5.0 5.0\n",
+        BM_PARAMS,
+        "s.movements",
+        Some(1),
+        Some("waypoints"),
+        "1 number is not a multiple of 3",
+    );
+}

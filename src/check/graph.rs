@@ -38,6 +38,10 @@ impl SmallGraph {
     /// a file with one `a b` edge per line (`#` comments; nodes `0..n` where `n` is one
     /// more than the largest id).
     pub fn parse(spec: &str) -> Result<SmallGraph, String> {
+        // A file wins: `runs:3.edges` is a file name, not the family `runs`.
+        if Path::new(spec).is_file() {
+            return Self::read(Path::new(spec));
+        }
         if let Some((family, size)) = spec.split_once(':') {
             let count = |text: &str| -> Result<usize, String> {
                 let n: usize = text
@@ -307,6 +311,15 @@ mod tests {
         let huge = SmallGraph::parse("grid:2x9223372036854775810").unwrap_err();
         assert!(huge.contains("the checker takes 2 to 8"), "{huge}");
         assert!(SmallGraph::parse("grid:3x3").is_err());
+    }
+
+    #[test]
+    fn a_file_whose_name_has_a_colon_is_read_as_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs:3.edges");
+        std::fs::write(&path, "0 1\n1 2\n").unwrap();
+        let graph = SmallGraph::parse(path.to_str().unwrap()).unwrap();
+        assert_eq!((graph.nodes, graph.edges), (3, vec![(0, 1), (1, 2)]));
     }
 
     #[test]

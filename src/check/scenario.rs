@@ -49,13 +49,14 @@ pub struct Scenario {
     pub steps: Vec<Step>,
 }
 
-/// The line (from 1) of a scenario's text that holds step `k` (from 0).
-pub fn step_line(text: &str, k: usize) -> Option<usize> {
+/// The line (from 1) of a scenario's text that holds the `k`-th (from 0) line starting
+/// with `keyword` (`step`, `param`).
+pub fn line_of(text: &str, keyword: &str, k: usize) -> Option<usize> {
     text.lines()
         .enumerate()
         .filter(|(_, raw)| {
             let content = raw.split('#').next().unwrap_or("").trim();
-            content.split_whitespace().next() == Some("step")
+            content.split_whitespace().next() == Some(keyword)
         })
         .nth(k)
         .map(|(index, _)| index + 1)

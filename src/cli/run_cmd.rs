@@ -365,13 +365,30 @@ fn prepare_scenario(args: &RunArgs, path: &std::path::Path) -> anyhow::Result<Pr
     }
     let located =
         |e: String| InputError::new(crate::input::Location::file(path.display().to_string()), e);
-    let params = algorithm_params(algo, &scenario.params)?;
+    // A bad `param` line is the file's error, at its line: the first prefix of the
+    // lines that fails names it. Node ids are checked against the scenario's nodes
+    // before the model builds its initial states from them.
+    let parse = |texts: &[String]| -> Result<AlgoParams, String> {
+        let params = AlgoParams::from_texts(algo.params(), texts)?;
+        algo.check_node_ids(&params, scenario.nodes)?;
+        Ok(params)
+    };
+    let params = parse(&scenario.params).map_err(|e| {
+        let k = (0..scenario.params.len())
+            .find(|&k| parse(&scenario.params[..=k]).is_err())
+            .unwrap_or(0);
+        let line = crate::check::scenario::line_of(&text, "param", k).unwrap_or(0);
+        InputError::new(
+            crate::input::Location::line(path.display().to_string(), line).with_field("param"),
+            format!("{}: {e}", algo.name()),
+        )
+    })?;
     // Every step must be possible where it stands, or the simulator would replay
     // something the checker never explored (a release by nobody in the CS).
     algo.def()
         .check_steps(&params, scenario.nodes, &scenario.links, &scenario.steps)
         .map_err(|(k, why)| {
-            let line = crate::check::scenario::step_line(&text, k).unwrap_or(0);
+            let line = crate::check::scenario::line_of(&text, "step", k).unwrap_or(0);
             InputError::new(
                 crate::input::Location::line(path.display().to_string(), line).with_field("step"),
                 format!("step {}: {why}", k + 1),

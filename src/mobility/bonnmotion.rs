@@ -295,13 +295,23 @@ fn node_legs(
             format!("node {node} has no waypoints: expected {shape} groups"),
         ));
     }
-    if !tokens.len().is_multiple_of(arity) {
+    if text.contains(',') {
         return Err(InputError::new(
             at("waypoints".into()),
             format!(
-                "expected {shape} groups, but {} numbers is not a multiple of {arity}",
-                tokens.len()
+                "numbers separated by commas: BonnMotion separates the numbers of {shape} \
+                 groups with spaces"
             ),
+        ));
+    }
+    if !tokens.len().is_multiple_of(arity) {
+        let numbers = match tokens.len() {
+            1 => "1 number is".to_string(),
+            n => format!("{n} numbers are"),
+        };
+        return Err(InputError::new(
+            at("waypoints".into()),
+            format!("expected {shape} groups, but {numbers} not a multiple of {arity}"),
         ));
     }
     let mut waypoints: Vec<(f64, Point)> = Vec::with_capacity(tokens.len() / arity);

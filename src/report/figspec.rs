@@ -244,7 +244,31 @@ fn line_of(text: &str, offset: usize) -> usize {
 pub fn parse(text: &str, file: &str) -> Result<Vec<FigureSpec>, InputError> {
     let raw: RawFile = toml::from_str(text).map_err(|e| {
         let location = match e.span() {
-            Some(span) => Location::line(file, line_of(text, span.start)),
+            Some(span) => {
+                let line = line_of(text, span.start);
+                // A type error points at the value: the key before its `=` is the field.
+                let key = text
+                    .lines()
+                    .nth(line.saturating_sub(1))
+                    .and_then(|l| l.split_once('='))
+                    .map(|(key, _)| key.trim())
+                    .filter(|k| {
+                        !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    });
+                // Inside a `[[figure]]` table the field is `figure.KEY`; above the first
+                // one it is a top-level key.
+                let in_figure = text
+                    .lines()
+                    .take(line.saturating_sub(1))
+                    .any(|l| l.trim_start().starts_with("[[figure]]"));
+                match key {
+                    Some(key) if in_figure => {
+                        Location::line(file, line).with_field(format!("figure.{key}"))
+                    }
+                    Some(key) => Location::line(file, line).with_field(key),
+                    None => Location::line(file, line),
+                }
+            }
             None => Location::file(file),
         };
         InputError::new(location, e.message().trim().to_string())

@@ -72,9 +72,10 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         .find(|c: char| c.is_ascii_alphabetic())
         .ok_or_else(|| format!("`{text}` has no unit (ns, us, ms, s)"))?;
     let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("`{number}` is not a number"))?;
+    // `soon` splits as "" and "soon", `nans` as "" and "nans": name the whole text.
+    let value: f64 = number.parse().map_err(|_| {
+        format!("`{text}` is not a duration: expected a number and a unit (ns, us, ms, s)")
+    })?;
     if !(value.is_finite() && value >= 0.0) {
         return Err(format!("`{text}` must be a non-negative duration"));
     }
@@ -132,6 +133,18 @@ impl fmt::Display for DelayModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_instead_of_a_duration_is_named_whole() {
+        for text in ["soon", "nans", "ms"] {
+            let err = parse_duration(text).unwrap_err();
+            assert!(
+                err.contains(&format!("`{text}` is not a duration")),
+                "{err}"
+            );
+        }
+        assert_eq!(parse_duration("5ms"), Ok(Duration::from_secs_f64(0.005)));
+    }
     use rand::SeedableRng;
 
     #[test]

@@ -530,6 +530,12 @@ impl Parser<'_> {
                     .path
                     .parent()
                     .map_or_else(|| PathBuf::from(s), |d| d.join(s));
+                if resolved.is_dir() {
+                    return Err(problem(format!(
+                        "`{}` is a directory: name each trace file in it",
+                        resolved.display()
+                    )));
+                }
                 if !resolved.is_file() {
                     return Err(problem(format!(
                         "trace file `{}` does not exist (paths are relative to the spec's \

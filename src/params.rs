@@ -158,6 +158,7 @@ pub fn bench_config(algorithm: Algorithm, rate: f64, duration_s: f64, seed: u64)
         duration: SimTime::from_secs_f64(duration_s),
         seed,
         script: None,
+        max_events: None,
     }
 }
 

@@ -159,3 +159,46 @@ fn a_word_for_a_duration_and_a_directory_for_a_trace_are_named() {
         "{stderr}"
     );
 }
+
+#[test]
+fn every_run_ends_at_its_event_budget() {
+    // Nanosecond delays that never quite stall: 328 million events in 30 s at 4.5 s of
+    // simulated time, about 4 hours at 300 s. The budget stops it, reported as aborted.
+    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args([
+            "run",
+            "--algo",
+            "me-rl",
+            "--rwp",
+            "nodes=20,duration=4.5",
+            "--delay",
+            "const:2ns",
+            "--max-events",
+            "100000",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["events"], 100_000);
+    let aborted = summary["aborted"].as_str().expect("aborted");
+    assert!(
+        aborted.contains("the event budget of 100000 events"),
+        "{aborted}"
+    );
+    let (code, stderr) = refused(&[
+        "run",
+        "--algo",
+        "me-rl",
+        "--rwp",
+        "nodes=5,duration=10",
+        "--max-events",
+        "0",
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+}

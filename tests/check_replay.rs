@@ -90,6 +90,7 @@ fn simulate<P: Protocol>(algorithm: &str, model: &ProtocolModel<P>, steps: &[Ste
         duration: scenario.duration(),
         seed: 1,
         script: Some(std::sync::Arc::new(scenario.script().unwrap())),
+        max_events: None,
     };
     let mut sim = Simulation::<P>::configured(&timeline, config, &model.config);
     sim.run(&mut ());

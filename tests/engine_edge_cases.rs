@@ -74,6 +74,7 @@ fn config(delay: &str, link_break: LinkBreak, changes: ChangeMode, detect_ms: u6
         duration: SimTime::from_secs_f64(10.0),
         seed: 7,
         script: None,
+        max_events: None,
     }
 }
 

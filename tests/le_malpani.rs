@@ -756,6 +756,7 @@ fn replay_with(algorithm: &str, file: &str, seed: u64) -> linkrev::run::RunSumma
         duration: SimTime::from_secs_f64(timeline.duration),
         seed,
         script: None,
+        max_events: None,
     };
     linkrev::registry::simulate(
         linkrev::registry::Algorithm::parse(algorithm).unwrap(),

@@ -404,6 +404,8 @@ fn reversal_with_zero_delays_is_stopped_when_time_barely_advances() {
     let algorithm = Algorithm::parse("gb-full").unwrap();
     let mut cfg = config(10.0);
     cfg.network.delay = DelayModel::Constant(Duration(0));
+    // The stall guard, not the event budget (which the default would reach first).
+    cfg.max_events = Some(u64::MAX);
     let out = algorithm.run(&AlgoParams::defaults(algorithm.params()), &tl, cfg);
     let why = out.summary.aborted.expect("stopped");
     assert!(why.contains("barely advances"), "{why}");

@@ -105,6 +105,7 @@ fn config(delay: &str, link_break: LinkBreak, changes: ChangeMode) -> RunConfig 
         duration: SimTime::from_secs_f64(100.0),
         seed: 42,
         script: None,
+        max_events: None,
     }
 }
 

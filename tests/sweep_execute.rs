@@ -88,6 +88,7 @@ fn plan() -> Plan {
                         duration: SimTime::from_secs_f64(60.0),
                         seed,
                         script: None,
+                        max_events: None,
                     },
                     duration: Some(60.0),
                 });

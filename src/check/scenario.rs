@@ -309,6 +309,7 @@ impl Scenario {
             duration: self.duration(),
             seed,
             script: Some(std::sync::Arc::new(self.script()?)),
+            max_events: None,
         })
     }
 

@@ -111,6 +111,10 @@ pub struct RunArgs {
     /// Run seed: mobility (with --rwp), delays and requests derive from it.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The most events the run may handle before it is stopped and reported as aborted
+    /// (default: 2,000 per node per simulated second, at least 1,000,000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_events: Option<u64>,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -259,6 +263,7 @@ fn run_config(args: &RunArgs, algo: Algorithm, trace: &Trace) -> Result<RunConfi
         duration: SimTime::from_secs_f64(duration),
         seed: args.seed,
         script: None,
+        max_events: args.max_events,
     })
 }
 

@@ -120,6 +120,7 @@ pub fn config(s: &Scenario, changes: ChangeMode, workload: bool) -> RunConfig {
         duration: SimTime::from_secs_f64(DURATION),
         seed: s.seed,
         script: None,
+        max_events: None,
     }
 }
 

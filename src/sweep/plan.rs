@@ -315,6 +315,7 @@ fn planned_run(
         duration: duration.map_or(SimTime::ZERO, SimTime::from_secs_f64),
         seed,
         script: None,
+        max_events: None,
     };
     PlannedRun {
         index,

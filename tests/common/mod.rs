@@ -69,5 +69,6 @@ pub fn me_config(
         duration: SimTime::from_secs_f64(duration),
         seed,
         script: None,
+        max_events: None,
     }
 }

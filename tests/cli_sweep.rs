@@ -4,7 +4,7 @@
 
 use linkrev::results::store::{Store, tables as table_names};
 use polars::prelude::{CsvWriter, SerReader, SerWriter};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -565,4 +565,75 @@ fn export_of_an_incomplete_directory_says_how_many_runs_are_missing() {
     );
     let csv = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 4, "a header and the 4 stored runs");
+}
+
+/// A shard run twice at once can store the same runs in two batches; compaction would
+/// keep both copies. `merge` and `export` refuse the directory, naming a duplicated
+/// key, before they write or remove anything.
+#[test]
+fn merge_and_export_refuse_runs_stored_twice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), 2);
+    let dir = tmp.path().join("twice");
+    let d = dir.to_str().unwrap();
+    ok(&linkrev(&[
+        "sweep",
+        &spec,
+        "--results",
+        d,
+        "--shard",
+        "1/2",
+    ]));
+    ok(&linkrev(&[
+        "sweep",
+        &spec,
+        "--results",
+        d,
+        "--shard",
+        "2/2",
+    ]));
+    // What the second copy of a shard leaves: one batch's chunks again under another
+    // batch's name.
+    let mut copied = 0;
+    for table in table_names() {
+        let chunks = dir.join(table);
+        let mut names: Vec<_> = std::fs::read_dir(&chunks)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        names.sort();
+        let first = names.first().expect("a chunk").clone();
+        std::fs::copy(&first, chunks.join("chunk-00000099.parquet")).unwrap();
+        copied += 1;
+    }
+    assert!(copied > 0);
+    let before: Vec<_> = walk(&dir);
+    for args in [vec!["merge", d], vec!["export", d, "--csv"]] {
+        let out = linkrev(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("runs are stored more than once (the first: small/"),
+            "{stderr}"
+        );
+        assert_eq!(walk(&dir), before, "{args:?} changed the directory");
+    }
+}
+
+/// Every file under `dir` with its size, sorted.
+fn walk(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push((path.clone(), std::fs::metadata(&path).unwrap().len()));
+            }
+        }
+    }
+    files.sort();
+    files
 }

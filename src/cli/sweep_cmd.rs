@@ -277,6 +277,8 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
         }
         return Ok(Outcome::Mismatch);
     }
+    // Before anything is compacted or removed: two copies of a run would both be kept.
+    store.refuse_duplicates()?;
     let last_line = Mutex::new(Instant::now());
     store.compact_reporting(&|at| {
         if let Some(line) = compaction_line(&last_line, at) {
@@ -315,6 +317,7 @@ pub fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     Store::open_read_only(&args.dir).map_err(|missing| in_use_or(&args.dir, missing))?;
     let store = Store::open(&args.dir)?;
     store.check_tables()?;
+    store.refuse_duplicates()?;
     // Tables of an interrupted sweep are a biased sample of its plan (the runs stored
     // first), so exporting them is a decision the user takes, not a silent default.
     let plan = spec_copy::plan(&args.dir)?;

@@ -292,6 +292,57 @@ impl Store {
         Ok(done)
     }
 
+    /// Run keys stored more than once, with how many times, in key order: a shard run
+    /// twice at once (a requeued Slurm task beside the one still running) can store the
+    /// same runs in two batches. Compaction would keep both copies, so `merge` and
+    /// `export` refuse such a directory before they write or remove anything.
+    ///
+    /// Chunks beside a compacted table that hold only runs it holds are not duplicates:
+    /// they are what a compaction killed before it removed its chunks leaves, and the
+    /// next compaction removes them. So copies are counted among the chunks and among
+    /// the compacted files, each on its own.
+    pub fn duplicate_runs(&self) -> anyhow::Result<Vec<(String, usize)>> {
+        let mut in_chunks: BTreeMap<String, usize> = BTreeMap::new();
+        let mut compacted: BTreeMap<String, usize> = BTreeMap::new();
+        for path in self.table_files(RUNS)? {
+            let times = if self.is_chunk(RUNS, &path) {
+                &mut in_chunks
+            } else {
+                &mut compacted
+            };
+            let df = read_parquet(&path)?;
+            for key in df.column("run_key")?.str()?.iter().flatten() {
+                *times.entry(key.to_string()).or_default() += 1;
+            }
+        }
+        let mut duplicates: BTreeMap<String, usize> = BTreeMap::new();
+        for (key, n) in in_chunks
+            .into_iter()
+            .chain(compacted)
+            .filter(|&(_, n)| n > 1)
+        {
+            let most = duplicates.entry(key).or_default();
+            *most = (*most).max(n);
+        }
+        Ok(duplicates.into_iter().collect())
+    }
+
+    /// Fails, naming the first duplicated keys, if some run is stored more than once
+    /// ([`Self::duplicate_runs`]).
+    pub fn refuse_duplicates(&self) -> anyhow::Result<()> {
+        let duplicates = self.duplicate_runs()?;
+        if let Some((first, times)) = duplicates.first() {
+            anyhow::bail!(
+                "{}: {} runs are stored more than once (the first: {first}, {times} times), as \
+                 when one shard ran twice at once; nothing was changed. Run the sweep again \
+                 into a new results directory",
+                self.dir.display(),
+                duplicates.len()
+            );
+        }
+        Ok(())
+    }
+
     /// Refuses to add runs to a directory whose stored `runs` table has other columns
     /// than `expected` (results of a linkrev whose tables differ, e.g. before an
     /// algorithm gained a parameter): compaction could not join them.

@@ -257,19 +257,24 @@ fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
+/// The keys of `plan`'s runs that `store` does not hold, in plan order.
+fn missing_runs(plan: &Plan, store: &Store) -> anyhow::Result<Vec<String>> {
+    let done = store.completed()?;
+    Ok(plan
+        .runs
+        .iter()
+        .filter(|r| !done.contains_key(&r.key))
+        .map(|r| r.key)
+        .collect())
+}
+
 /// `linkrev merge DIR`: checks the stored runs against the spec copy; lists the missing
 /// run keys (exit 1) or compacts the chunks into one file per table.
 pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     let plan = spec_copy::plan(&args.dir).map_err(|missing| in_use_or(&args.dir, missing))?;
     let store = Store::open(&args.dir)?;
     store.check_version()?;
-    let done = store.completed()?;
-    let missing: Vec<String> = plan
-        .runs
-        .iter()
-        .filter(|r| !done.contains_key(&r.key))
-        .map(|r| r.key)
-        .collect();
+    let missing = missing_runs(&plan, &store)?;
     if !missing.is_empty() {
         outln!("{} of {} runs missing:", missing.len(), plan.runs.len());
         for key in &missing {
@@ -321,13 +326,7 @@ pub fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     // Tables of an interrupted sweep are a biased sample of its plan (the runs stored
     // first), so exporting them is a decision the user takes, not a silent default.
     let plan = spec_copy::plan(&args.dir)?;
-    let done = store.completed()?;
-    let missing: Vec<String> = plan
-        .runs
-        .iter()
-        .filter(|r| !done.contains_key(&r.key))
-        .map(|r| r.key)
-        .collect();
+    let missing = missing_runs(&plan, &store)?;
     if let Some(first) = missing.first() {
         let (n, total) = (missing.len(), plan.runs.len());
         if !args.allow_incomplete {

@@ -1,4 +1,5 @@
-//! Random-waypoint generator against the facts in `shared/reference/MOBILITY.md`.
+//! Random-waypoint generator against the closed forms of `linkrev::mobility::rwp::analytic`
+//! (mean leg length, stationary speed, paused fraction, spatial spread).
 //!
 //! Sample sizes are chosen so every statistical tolerance is at least ~4 standard errors
 //! wide (the seeds are fixed, so the outcome is deterministic; the margin is what makes a

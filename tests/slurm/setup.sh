@@ -8,7 +8,7 @@
 #   SLURM_CONF=DIR/slurm.conf  SLURM_TEST_DIR=DIR  SLURMCTLD_PID=…  SLURMD_PID=…
 #   MUNGED_PID=… (empty when a munged was already running: it is not ours to stop)
 # Progress and errors go to stderr. On failure it stops what it started.
-# The configuration follows ../shared/reference/SLURM.md (measured on Debian 12, 22.05).
+# The configuration is the minimal one-node cluster that Debian 12's Slurm 22.05 accepts.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 log() { echo "slurm setup: $*" >&2; }

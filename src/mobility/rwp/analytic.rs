@@ -9,9 +9,9 @@ use super::{PauseDist, RwpParams, SpeedDist};
 /// Mean length of one random-waypoint leg, `E[L]`, in a `width × height` rectangle.
 ///
 /// A leg joins two independent uniform points of the rectangle, so `E[L]` is the classical
-/// mean distance between two uniform points in an a × b rectangle, in the form given in
-/// `shared/reference/MOBILITY.md` (Bettstetter, Hartenstein and Pérez-Costa 2004 use it as
-/// the random waypoint's mean transition length):
+/// mean distance between two uniform points in an a × b rectangle, in the form
+/// Bettstetter, Hartenstein and Pérez-Costa (2004) use as the random waypoint's mean
+/// transition length:
 ///
 /// ```text
 /// E[L] = (1/6)[(b²/a)·ln(a/b + √(a²/b²+1)) + (a²/b)·ln(b/a + √(b²/a²+1))]

@@ -202,3 +202,42 @@ fn every_run_ends_at_its_event_budget() {
     ]);
     assert_eq!(code, Some(2), "{stderr}");
 }
+
+#[test]
+fn a_gzip_that_inflates_past_the_limit_stops_there() {
+    use std::io::Write as _;
+    // 2 MB of gzip that inflates to 1 GiB was read whole; here 4 MB of comment lines
+    // against a limit of 1 MB.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bomb.tcl.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&path).unwrap(),
+        flate2::Compression::best(),
+    );
+    let line = [b'#'; 1023];
+    for _ in 0..4096 {
+        gz.write_all(&line).unwrap();
+        gz.write_all(b"\n").unwrap();
+    }
+    gz.finish().unwrap();
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(["trace", "stats", path.to_str().unwrap()])
+        .env("LINKREV_MAX_TRACE_MB", "1")
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("its decompressed text is larger than the limit of 1 MB"),
+        "{stderr}"
+    );
+    let bad = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(["trace", "stats", path.to_str().unwrap()])
+        .env("LINKREV_MAX_TRACE_MB", "lots")
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("LINKREV_MAX_TRACE_MB"));
+}

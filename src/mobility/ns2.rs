@@ -152,12 +152,53 @@ pub fn read(path: &Path) -> Result<Ns2File, InputError> {
     parse(&text, &path.display().to_string())
 }
 
+/// A megabyte.
+const MB: u64 = 1 << 20;
+
+/// The most bytes of text a trace may hold (after decompression): 256 MB unless the
+/// environment variable `LINKREV_MAX_TRACE_MB` says otherwise.
+pub const DEFAULT_MAX_TRACE_MB: u64 = 256;
+
+/// [`DEFAULT_MAX_TRACE_MB`] or `LINKREV_MAX_TRACE_MB`, in bytes.
+fn max_trace_bytes() -> Result<u64, InputError> {
+    match std::env::var("LINKREV_MAX_TRACE_MB") {
+        Err(_) => Ok(DEFAULT_MAX_TRACE_MB * MB),
+        Ok(text) => text
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|&mb| (1..=1 << 20).contains(&mb))
+            .map(|mb| mb * MB)
+            .ok_or_else(|| {
+                InputError::parameter(
+                    "LINKREV_MAX_TRACE_MB",
+                    format!("expected megabytes from 1 to 1048576, got `{text}`"),
+                )
+            }),
+    }
+}
+
 /// Reads a whole trace file as UTF-8 text, locating a bad byte by line so the user can
 /// find it. Gzip is recognised by its magic bytes whatever the name (`.tcl.gz`, or a
 /// compressed file without the suffix), and a file named `.gz` must be gzip; a UTF-8
 /// byte-order mark (which Windows editors write) is skipped.
 pub(crate) fn read_text(path: &Path) -> Result<String, InputError> {
     use std::io::Read;
+    let limit = max_trace_bytes()?;
+    let too_large = |what: &str| {
+        InputError::file(
+            path,
+            format!(
+                "{what} is larger than the limit of {} MB for a trace (about 4 million \
+                 setdest lines); set LINKREV_MAX_TRACE_MB to read it",
+                limit / MB
+            ),
+        )
+    };
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    if size > limit {
+        return Err(too_large("the file"));
+    }
     let bytes = std::fs::read(path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => InputError::file(path, "no such file"),
         _ => InputError::file(path, format!("cannot read the file: {e}")),
@@ -167,8 +208,11 @@ pub(crate) fn read_text(path: &Path) -> Result<String, InputError> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
     let bytes = if gzip_magic {
+        // Read one byte past the limit: a small file that inflates to gigabytes stops
+        // there instead of filling memory.
         let mut text = Vec::new();
         flate2::read::MultiGzDecoder::new(&bytes[..])
+            .take(limit + 1)
             .read_to_end(&mut text)
             .map_err(|e| {
                 InputError::file(
@@ -176,6 +220,9 @@ pub(crate) fn read_text(path: &Path) -> Result<String, InputError> {
                     format!("corrupt gzip: {e} (truncated or damaged; try `gzip -t` on it)"),
                 )
             })?;
+        if text.len() as u64 > limit {
+            return Err(too_large("its decompressed text"));
+        }
         text
     } else if named_gzip {
         return Err(InputError::file(

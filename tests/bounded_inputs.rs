@@ -241,3 +241,40 @@ fn a_gzip_that_inflates_past_the_limit_stops_there() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("LINKREV_MAX_TRACE_MB"));
 }
+
+#[test]
+fn a_replay_window_too_busy_for_a_page_is_refused_before_it_is_written() {
+    // Nanosecond delays put the run's events in a tenth of a second: a 255 MB page (and
+    // 9.6 GB of memory before the event budget). The recording stops growing at the
+    // cap, and nothing is written.
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("busy.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args([
+            "replay",
+            "--algo",
+            "me-rl",
+            "--rwp",
+            "nodes=20,duration=4.5",
+            "--delay",
+            "const:2ns",
+            "--from",
+            "3.8",
+            "--to",
+            "3.9",
+            "--max-events",
+            "420000",
+            "-o",
+            page.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("more than the 400000 a page may show"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--from and --to"), "{stderr}");
+    assert!(!page.exists(), "nothing written");
+}

@@ -77,6 +77,21 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         None => record_run(&args)?,
     };
     report(&args.run, &output, &params)?;
+    if recorded.events_not_recorded > 0 {
+        let events = recorded.steps.len() as u64 + recorded.events_not_recorded;
+        return Err(InputError::parameter(
+            "to",
+            format!(
+                "the window from {} s to {} s holds {events} events, more than the {} a page \
+                 may show (about 100 MB); nothing written. Choose a shorter window with \
+                 --from and --to",
+                window.from.as_secs_f64(),
+                window.to.as_secs_f64(),
+                crate::replay::MAX_WINDOW_EVENTS
+            ),
+        )
+        .into());
+    }
     if window.to < full {
         outln!(
             "(simulated up to --to: the summary covers 0 to {} s of {} s)",

@@ -338,6 +338,9 @@ pub struct Recorded {
     pub steps: Vec<Step>,
     /// Engine index of the first recorded event, if any was.
     pub first_index: Option<u64>,
+    /// Events of the window beyond [`super::MAX_WINDOW_EVENTS`], not recorded: the page
+    /// would be too large to open, and the command refuses to write it.
+    pub events_not_recorded: u64,
     /// The state at the end of the run, computed afresh from the nodes rather than
     /// from the deltas (`linkrev replay --snapshot`; the tests compare the two).
     pub last: Snapshot,

@@ -44,6 +44,12 @@ const PLAYER: &str = include_str!("player.html");
 /// The placeholder in [`PLAYER`].
 const PLACEHOLDER: &str = "/*LINKREV_REPLAY_DATA*/";
 
+/// Events of the window recorded at most: about 100 MB of page (some 250 bytes an
+/// event), more than a browser opens in reasonable time. A longer window is refused,
+/// with its count, before a page is written; the recording stops growing there, so
+/// memory stays bounded however busy the run.
+pub const MAX_WINDOW_EVENTS: usize = 400_000;
+
 /// Violations marked on the timeline at most (a broken algorithm can have thousands;
 /// the window's first ones are the ones to look at; the run's count is in the summary
 /// `linkrev replay` prints).

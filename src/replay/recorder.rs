@@ -69,6 +69,8 @@ pub struct Recorder<'a, P> {
     steps: Vec<Step>,
     /// Engine index of the first recorded event.
     first_index: Option<u64>,
+    /// Window events beyond [`super::MAX_WINDOW_EVENTS`], counted, not recorded.
+    events_not_recorded: u64,
     /// The state at the end, computed afresh from the nodes (not from the deltas).
     last: Option<Snapshot>,
 }
@@ -91,6 +93,7 @@ impl<'a, P: ReplayView> Recorder<'a, P> {
             initial: None,
             steps: Vec::new(),
             first_index: None,
+            events_not_recorded: 0,
             last: None,
         }
     }
@@ -102,6 +105,7 @@ impl<'a, P: ReplayView> Recorder<'a, P> {
             initial: self.initial.unwrap_or_default(),
             steps: self.steps,
             first_index: self.first_index,
+            events_not_recorded: self.events_not_recorded,
             last: self.last.unwrap_or_default(),
         }
     }
@@ -311,7 +315,11 @@ impl<P: ReplayView> Observer<P> for Recorder<'_, P> {
         }
         if self.in_window(world.now) {
             self.first_index.get_or_insert(world.event_index);
-            self.steps.push(step);
+            if self.steps.len() < super::MAX_WINDOW_EVENTS {
+                self.steps.push(step);
+            } else {
+                self.events_not_recorded += 1;
+            }
         }
     }
 

@@ -387,6 +387,33 @@ pub trait EventRows: fmt::Debug + Send + Sync + 'static {
     fn boxed_clone(&self) -> Box<dyn EventRows>;
 }
 
+/// One record of a family's per-event table (a topology change, a CS request): the
+/// family says how its records fill the table's columns, and a `Vec` of them is the
+/// run's [`EventRows`].
+pub trait EventRecord: Clone + fmt::Debug + Send + Sync + 'static {
+    /// The columns of `rows`, in the order the table declares them
+    /// ([`EventTableDef::columns`]).
+    fn columns(rows: &[Self]) -> Vec<Cells>;
+}
+
+impl<R: EventRecord> EventRows for Vec<R> {
+    fn len(&self) -> usize {
+        self.len()
+    }
+
+    fn columns(&self) -> Vec<Cells> {
+        R::columns(self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn boxed_clone(&self) -> Box<dyn EventRows> {
+        Box::new(self.clone())
+    }
+}
+
 impl Clone for Box<dyn EventRows> {
     fn clone(&self) -> Self {
         self.boxed_clone()

@@ -8,8 +8,9 @@
 //! [`LeaderView`] trait.
 
 use super::def::{
-    CellKind, Cells, CheckPolicy, EventRows, EventTableDef, Family, FamilyDef, FinishedRun, Metric,
-    MetricValue, PerEvent, Roles, RolesOf, Summary, Watches, mean, message_counts, quantile, ratio,
+    CellKind, Cells, CheckPolicy, EventRecord, EventTableDef, Family, FamilyDef, FinishedRun,
+    Metric, MetricValue, PerEvent, Roles, RolesOf, Summary, Watches, mean, message_counts,
+    quantile, ratio,
 };
 use crate::NodeId;
 use crate::check::model::{CheckProperty, ProtocolModel, When};
@@ -19,7 +20,6 @@ use crate::observe::le::{ChangeRecord, LeMonitor};
 use crate::observe::safety::SafetyLog;
 use crate::protocol::{LeaderView, Protocol};
 use crate::sim::ChangeMode;
-use std::any::Any;
 
 /// The per-run metrics, in column order.
 pub const METRICS: &[Metric] = &[
@@ -99,21 +99,9 @@ pub fn change_cells<'r>(rows: impl Iterator<Item = &'r ChangeRecord> + Clone) ->
     ]
 }
 
-impl EventRows for Vec<ChangeRecord> {
-    fn len(&self) -> usize {
-        self.len()
-    }
-
-    fn columns(&self) -> Vec<Cells> {
-        change_cells(self.iter())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn boxed_clone(&self) -> Box<dyn EventRows> {
-        Box::new(self.clone())
+impl EventRecord for ChangeRecord {
+    fn columns(rows: &[Self]) -> Vec<Cells> {
+        change_cells(rows.iter())
     }
 }
 

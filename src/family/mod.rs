@@ -28,8 +28,8 @@ pub mod mutual_exclusion;
 pub mod route;
 
 pub use def::{
-    CellKind, Cells, CheckPolicy, EventRows, EventTable, EventTableDef, Extra, Family, FamilyDef,
-    FamilyMetrics, FinishedRun, Metric, MetricKind, MetricValue, PerEvent, ROUTE_REPLY,
+    CellKind, Cells, CheckPolicy, EventRecord, EventRows, EventTable, EventTableDef, Extra, Family,
+    FamilyDef, FamilyMetrics, FinishedRun, Metric, MetricKind, MetricValue, PerEvent, ROUTE_REPLY,
     ROUTE_REQUEST, Roles, Support, Watches,
 };
 pub use leader_election::LeaderElection;

@@ -7,9 +7,9 @@
 //! [`crate::observe::me`] watch every run through the [`TokenView`] trait.
 
 use super::def::{
-    CellKind, Cells, CheckPolicy, EventRows, EventTableDef, Family, FamilyDef, FinishedRun, Metric,
-    MetricValue, PerEvent, ROUTE_REPLY, ROUTE_REQUEST, Roles, RolesOf, Summary, Watches, mean,
-    message_counts, quantile, ratio,
+    CellKind, Cells, CheckPolicy, EventRecord, EventTableDef, Family, FamilyDef, FinishedRun,
+    Metric, MetricValue, PerEvent, ROUTE_REPLY, ROUTE_REQUEST, Roles, RolesOf, Summary, Watches,
+    mean, message_counts, quantile, ratio,
 };
 use crate::NodeId;
 use crate::check::model::{CheckProperty, CheckState, ProtocolModel, When};
@@ -18,7 +18,6 @@ use crate::observe::me::MeMonitor;
 use crate::observe::safety::SafetyLog;
 use crate::protocol::{Protocol, TokenView};
 use crate::sim::{ChangeMode, RequestRecord};
-use std::any::Any;
 
 /// The per-run metrics, in column order.
 pub const METRICS: &[Metric] = &[
@@ -92,32 +91,20 @@ pub const DEFINITION: FamilyDef = FamilyDef {
     },
 };
 
-impl EventRows for Vec<RequestRecord> {
-    fn len(&self) -> usize {
-        self.len()
-    }
-
-    fn columns(&self) -> Vec<Cells> {
+impl EventRecord for RequestRecord {
+    fn columns(rows: &[Self]) -> Vec<Cells> {
         let secs = |t: Option<crate::sim::SimTime>| t.map(|t| t.as_secs_f64());
         vec![
-            Cells::Node(self.iter().map(|q| q.node).collect()),
-            Cells::Real(self.iter().map(|q| q.requested.as_secs_f64()).collect()),
-            Cells::OptionalReal(self.iter().map(|q| secs(q.entered)).collect()),
-            Cells::OptionalReal(self.iter().map(|q| secs(q.exited)).collect()),
+            Cells::Node(rows.iter().map(|q| q.node).collect()),
+            Cells::Real(rows.iter().map(|q| q.requested.as_secs_f64()).collect()),
+            Cells::OptionalReal(rows.iter().map(|q| secs(q.entered)).collect()),
+            Cells::OptionalReal(rows.iter().map(|q| secs(q.exited)).collect()),
             Cells::OptionalReal(
-                self.iter()
+                rows.iter()
                     .map(|q| q.entered.map(|t| t.since(q.requested).as_secs_f64()))
                     .collect(),
             ),
         ]
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn boxed_clone(&self) -> Box<dyn EventRows> {
-        Box::new(self.clone())
     }
 }
 

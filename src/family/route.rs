@@ -8,8 +8,9 @@
 //! watches every run through the [`RouteView`] trait.
 
 use super::def::{
-    CellKind, Cells, CheckPolicy, EventRows, EventTableDef, Family, FamilyDef, FinishedRun, Metric,
-    MetricValue, PerEvent, Roles, RolesOf, Summary, Watches, mean, message_counts, quantile, ratio,
+    CellKind, Cells, CheckPolicy, EventRecord, EventTableDef, Family, FamilyDef, FinishedRun,
+    Metric, MetricValue, PerEvent, Roles, RolesOf, Summary, Watches, mean, message_counts,
+    quantile, ratio,
 };
 use super::leader_election::change_cells;
 use crate::NodeId;
@@ -20,7 +21,6 @@ use crate::observe::route::{RouteChangeRecord, RouteMonitor};
 use crate::observe::safety::SafetyLog;
 use crate::protocol::{Protocol, RouteView};
 use crate::sim::ChangeMode;
-use std::any::Any;
 
 /// The per-run metrics, in column order. The per-change means are over the changes
 /// that converged.
@@ -103,27 +103,15 @@ pub const DEFINITION: FamilyDef = FamilyDef {
     },
 };
 
-impl EventRows for Vec<RouteChangeRecord> {
-    fn len(&self) -> usize {
-        self.len()
-    }
-
-    fn columns(&self) -> Vec<Cells> {
-        let mut cells = change_cells(self.iter().map(|r| &r.change));
+impl EventRecord for RouteChangeRecord {
+    fn columns(rows: &[Self]) -> Vec<Cells> {
+        let mut cells = change_cells(rows.iter().map(|r| &r.change));
         cells.extend([
-            Cells::Flag(self.iter().map(|r| r.partitioned).collect()),
-            Cells::Count(self.iter().map(|r| r.reversals).collect()),
-            Cells::Count(self.iter().map(|r| r.nodes_reversed).collect()),
+            Cells::Flag(rows.iter().map(|r| r.partitioned).collect()),
+            Cells::Count(rows.iter().map(|r| r.reversals).collect()),
+            Cells::Count(rows.iter().map(|r| r.nodes_reversed).collect()),
         ]);
         cells
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn boxed_clone(&self) -> Box<dyn EventRows> {
-        Box::new(self.clone())
     }
 }
 

@@ -5,7 +5,7 @@
 //!
 //! Data flows left to right. Modules are layered, and each imports only from the layers
 //! below it, so no files import each other in a loop; bottom to top: `input`, `output`,
-//! `memory`, `prefetch`; `graph`, `mobility`, `plot`; `protocol`, `topology`; `sim`;
+//! `memory`, `prefetch`, `stats`; `graph`, `mobility`, `plot`; `protocol`, `topology`; `sim`;
 //! `observe`, `check`; `family`; `run`; `replay`, `results`; `registry`; `conformance`,
 //! `params`; `sweep`; `report`; `cli`.
 //!
@@ -51,6 +51,9 @@
 //!   link-break and topology-change semantics, routed sends) and the CS workload.
 //! - [`observe`]: metric collectors and safety monitors (leader election, mutual
 //!   exclusion, routes), counting violations with a reproducer.
+//! - [`stats`]: confidence intervals by method (Student-t, bootstrap, Wilson,
+//!   Clopper–Pearson, delta method), each inside its metric's support, and the
+//!   sequential stopping rule for a precision target.
 //! - [`params`]: run parameters written as text (flags, spec values) and their defaults,
 //!   shared by `linkrev run` and sweep specs.
 //! - [`sweep`]: experiment specs (TOML) expanded into a plan of keyed, seeded runs; the
@@ -105,5 +108,6 @@ pub mod report;
 pub mod results;
 pub mod run;
 pub mod sim;
+pub mod stats;
 pub mod sweep;
 pub mod topology;

@@ -9,7 +9,12 @@
 //! | 0.5  | 4, null, 8, 6  | 5, 9, 10, 8 |                  |
 //! | 0.9  | 7 (rep 0 only) |             |                  |
 
-use linkrev::results::aggregate::{paired_difference, student_t_quantile, summarize};
+use linkrev::results::aggregate::{IntervalSpec, paired_difference, summarize};
+use linkrev::stats::Support;
+use linkrev::stats::quantiles::student_t as student_t_quantile;
+
+/// The interval of the tests: 95% Student-t, on any real.
+const T: IntervalSpec = IntervalSpec::t95(Support::Any);
 use polars::prelude::*;
 
 /// t_{0.975,3} and t_{0.975,2} (the latter in closed form: 0.95·√(2/0.0975)).
@@ -106,7 +111,7 @@ fn t_quantile_matches_the_constants_used_below() {
 
 #[test]
 fn summarize_by_algorithm_and_rate() {
-    let s = summarize(&table(), &["algorithm", "rate"], "wait_mean").unwrap();
+    let s = summarize(&table(), &["algorithm", "rate"], "wait_mean", T).unwrap();
     let names: Vec<&str> = s.get_column_names().iter().map(|c| c.as_str()).collect();
     assert_eq!(
         names,
@@ -119,7 +124,10 @@ fn summarize_by_algorithm_and_rate() {
             "ci_low",
             "ci_high",
             "median",
-            "p95"
+            "p95",
+            "half_width",
+            "ci_cut",
+            "interval"
         ]
     );
     let algs: Vec<Option<&str>> = s
@@ -171,9 +179,9 @@ fn summarize_by_algorithm_and_rate() {
 
 #[test]
 fn summarize_without_groups_is_one_row() {
-    let s = summarize(&table(), &[], "wait_mean").unwrap();
+    let s = summarize(&table(), &[], "wait_mean", T).unwrap();
     assert_eq!(s.height(), 1);
-    assert_eq!(s.width(), 7);
+    assert_eq!(s.width(), 10);
     assert_eq!(n(&s, "n", 0), 17);
     close(f(&s, "mean", 0), 135.0 / 17.0, "mean");
 }
@@ -182,19 +190,31 @@ fn summarize_without_groups_is_one_row() {
 fn summarize_is_deterministic_under_row_order() {
     let t = table();
     let reversed = t.reverse();
-    let a = summarize(&t, &["algorithm", "rate"], "wait_mean").unwrap();
-    let b = summarize(&reversed, &["algorithm", "rate"], "wait_mean").unwrap();
+    let a = summarize(&t, &["algorithm", "rate"], "wait_mean", T).unwrap();
+    let b = summarize(&reversed, &["algorithm", "rate"], "wait_mean", T).unwrap();
     assert!(a.equals_missing(&b));
 }
 
 #[test]
 fn paired_difference_rl_minus_raymond() {
-    let p = paired_difference(&table(), &["rate"], "wait_mean", "me-rl", "me-raymond").unwrap();
+    let p = paired_difference(&table(), &["rate"], "wait_mean", "me-rl", "me-raymond", T).unwrap();
     let names: Vec<&str> = p.get_column_names().iter().map(|c| c.as_str()).collect();
     assert_eq!(
         names,
         [
-            "rate", "n", "mean", "sd", "ci_low", "ci_high", "median", "p95", "mean_a", "mean_b",
+            "rate",
+            "n",
+            "mean",
+            "sd",
+            "ci_low",
+            "ci_high",
+            "median",
+            "p95",
+            "half_width",
+            "ci_cut",
+            "interval",
+            "mean_a",
+            "mean_b",
             "unpaired"
         ]
     );
@@ -229,8 +249,8 @@ fn paired_difference_rl_minus_raymond() {
 #[test]
 fn paired_difference_is_antisymmetric() {
     let t = table();
-    let ab = paired_difference(&t, &["rate"], "wait_mean", "me-rl", "me-raymond").unwrap();
-    let ba = paired_difference(&t, &["rate"], "wait_mean", "me-raymond", "me-rl").unwrap();
+    let ab = paired_difference(&t, &["rate"], "wait_mean", "me-rl", "me-raymond", T).unwrap();
+    let ba = paired_difference(&t, &["rate"], "wait_mean", "me-raymond", "me-rl", T).unwrap();
     for row in 0..2 {
         close(f(&ba, "mean", row), -f(&ab, "mean", row).unwrap(), "mean");
         close(f(&ba, "sd", row), f(&ab, "sd", row).unwrap(), "sd");
@@ -248,13 +268,13 @@ fn ambiguous_pairing_and_bad_columns_are_errors() {
     // Without `rate` in the groups and without seeds, replication 0 of me-rl appears
     // at three rates: pairing would be ambiguous.
     let no_seed = t.drop("seed").unwrap();
-    let err = paired_difference(&no_seed, &[], "wait_mean", "me-rl", "me-raymond").unwrap_err();
+    let err = paired_difference(&no_seed, &[], "wait_mean", "me-rl", "me-raymond", T).unwrap_err();
     assert!(format!("{err:#}").contains("ambiguous pairing"), "{err:#}");
-    assert!(paired_difference(&no_seed, &["rate"], "wait_mean", "me-rl", "me-raymond").is_ok());
-    assert!(paired_difference(&t, &["algorithm"], "wait_mean", "me-rl", "me-raymond").is_err());
-    let err = summarize(&t, &["speed"], "wait_mean").unwrap_err();
+    assert!(paired_difference(&no_seed, &["rate"], "wait_mean", "me-rl", "me-raymond", T).is_ok());
+    assert!(paired_difference(&t, &["algorithm"], "wait_mean", "me-rl", "me-raymond", T).is_err());
+    let err = summarize(&t, &["speed"], "wait_mean", T).unwrap_err();
     assert!(err.to_string().contains("speed"), "{err}");
-    assert!(summarize(&t, &["rate"], "no_metric").is_err());
+    assert!(summarize(&t, &["rate"], "no_metric", T).is_err());
 }
 
 /// Brute force for one group: n, mean, sample sd (two-pass), median and p95 of the
@@ -318,7 +338,7 @@ proptest::proptest! {
             "wait" => value.clone(),
         }.unwrap();
 
-        let s = summarize(&df, &["algorithm", "speed"], "wait").unwrap();
+        let s = summarize(&df, &["algorithm", "speed"], "wait", T).unwrap();
         let keys: Vec<(Option<String>, Option<f64>)> = (0..s.height())
             .map(|i| (
                 s.column("algorithm").unwrap().str().unwrap().get(i).map(str::to_string),
@@ -343,7 +363,7 @@ proptest::proptest! {
             agree(f(&s, "p95", i), p95, "p95");
         }
 
-        let whole = summarize(&df, &[], "wait").unwrap();
+        let whole = summarize(&df, &[], "wait", T).unwrap();
         let all: Vec<f64> = value.iter().flatten().copied().collect();
         proptest::prop_assert_eq!(whole.height(), usize::from(!rows.is_empty()));
         if !rows.is_empty() {
@@ -356,7 +376,7 @@ proptest::proptest! {
         let unique: Vec<bool> = (0..rows.len()).map(|r| seen.insert((rows[r].0, rows[r].1, rows[r].2))).collect();
         let mask: BooleanChunked = unique.iter().copied().collect();
         let df = df.filter(&mask).unwrap();
-        let p = paired_difference(&df, &["speed"], "wait", "me-rl", "me-raymond").unwrap();
+        let p = paired_difference(&df, &["speed"], "wait", "me-rl", "me-raymond", T).unwrap();
         let mut speeds: Vec<Option<f64>> = (0..rows.len())
             .filter(|&r| unique[r] && (algorithm[r] == "me-rl" || algorithm[r] == "me-raymond"))
             .map(|r| speed[r])
@@ -404,7 +424,7 @@ proptest::proptest! {
 fn means_do_not_lose_the_rounding_of_each_addition() {
     assert_ne!([0.1f64; 10].iter().sum::<f64>() / 10.0, 0.1);
     let df = df! { "algorithm" => vec!["me-rl"; 10], "wait" => vec![0.1f64; 10] }.unwrap();
-    let s = summarize(&df, &["algorithm"], "wait").unwrap();
+    let s = summarize(&df, &["algorithm"], "wait", T).unwrap();
     assert_eq!(f(&s, "mean", 0), Some(0.1));
     // sd 0 up to rounding; median and p95 are values of the table, as they are.
     assert_eq!(f(&s, "median", 0), Some(0.1));
@@ -420,7 +440,62 @@ fn quantiles_between_equal_infinities_are_infinite() {
         "wait" => vec![1.0, f64::INFINITY, f64::INFINITY],
     }
     .unwrap();
-    let s = summarize(&df, &[], "wait").unwrap();
+    let s = summarize(&df, &[], "wait", T).unwrap();
     assert_eq!(f(&s, "median", 0), Some(f64::INFINITY));
     assert_eq!(f(&s, "p95", 0), Some(f64::INFINITY));
+}
+
+#[test]
+fn shares_and_pooled_ratios_stay_in_their_support() {
+    use linkrev::results::aggregate::{summarize_ratio, summarize_share};
+    use linkrev::stats::IntervalMethod;
+    let t = table();
+    let wilson = IntervalSpec {
+        method: IntervalMethod::Wilson,
+        support: Support::UnitInterval,
+        confidence: 0.95,
+    };
+    // The share of runs whose wait is above 8 s, as a 0/1 column.
+    let waits: Vec<Option<f64>> = t
+        .column("wait_mean")
+        .unwrap()
+        .f64()
+        .unwrap()
+        .iter()
+        .map(|w| w.map(|w| if w > 8.0 { 1.0 } else { 0.0 }))
+        .collect();
+    let mut t2 = t.clone();
+    t2.with_column(Column::new("slow".into(), waits)).unwrap();
+    let s = summarize_share(&t2, &["algorithm"], "slow", wilson).unwrap();
+    for row in 0..s.height() {
+        let (lo, hi) = (
+            f(&s, "ci_low", row).unwrap(),
+            f(&s, "ci_high", row).unwrap(),
+        );
+        let p = f(&s, "mean", row).unwrap();
+        assert!(
+            (0.0..=p).contains(&lo) && (p..=1.0).contains(&hi),
+            "{lo} {p} {hi}"
+        );
+        let with = n(&s, "runs_with", row) as f64;
+        close(Some(p), with / n(&s, "n", row) as f64, "share");
+    }
+    // A pooled ratio is Σy / Σx, not the mean of the per-run ratios.
+    let delta = IntervalSpec {
+        method: IntervalMethod::Delta,
+        support: Support::NonNegative,
+        confidence: 0.95,
+    };
+    let r = summarize_ratio(&t, &[], ("wait_mean", "rate"), delta).unwrap();
+    let ys = t.column("wait_mean").unwrap().f64().unwrap().clone();
+    let xs = t.column("rate").unwrap().f64().unwrap().clone();
+    let (mut sy, mut sx) = (0.0, 0.0);
+    for (y, x) in ys.iter().zip(xs.iter()) {
+        if let (Some(y), Some(x)) = (y, x) {
+            sy += y;
+            sx += x;
+        }
+    }
+    close(f(&r, "mean", 0), sy / sx, "pooled");
+    assert!(f(&r, "ci_low", 0).unwrap() >= 0.0);
 }

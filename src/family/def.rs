@@ -35,29 +35,8 @@ pub enum MetricKind {
     Count,
 }
 
-/// Where a metric's values can lie: an interval around its mean must not leave it (a
-/// count's interval never goes below zero).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Support {
-    /// `>= 0`: counts, times, messages per event.
-    NonNegative,
-    /// `[0, 1]`: fractions.
-    UnitInterval,
-    /// Any real number.
-    Any,
-}
-
-impl Support {
-    /// Whether `x` lies in the support.
-    pub fn contains(self, x: f64) -> bool {
-        match self {
-            Support::NonNegative => x >= 0.0,
-            Support::UnitInterval => (0.0..=1.0).contains(&x),
-            Support::Any => !x.is_nan(),
-        }
-    }
-}
+use crate::stats::IntervalMethod;
+pub use crate::stats::Support;
 
 /// One per-run metric a family declares: a column of the `runs` table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +57,14 @@ pub struct Metric {
     /// messages per event ([`super::message_ratios`]): every by-kind count, and other
     /// message counts a family marks ([`Metric::per_event_ratio`]).
     pub ratio: bool,
+    /// The interval a figure draws around the metric's mean unless it asks for another
+    /// ([`crate::stats::intervals`]): Student-t by default, a bootstrap for metrics
+    /// whose run-to-run spread is heavy-tailed.
+    pub interval: IntervalMethod,
+    /// For a per-run ratio (messages per CS entry): its numerator and denominator
+    /// columns, so a figure can pool it over runs (Σ numerator / Σ denominator, where a
+    /// run with more events weighs more) with `statistic = "pooled"`.
+    pub pooled: Option<(&'static str, &'static str)>,
 }
 
 impl Metric {
@@ -90,6 +77,8 @@ impl Metric {
             support: Support::NonNegative,
             messages: &[],
             ratio: false,
+            interval: IntervalMethod::StudentT,
+            pooled: None,
         }
     }
 
@@ -119,6 +108,23 @@ impl Metric {
             messages: kinds,
             ratio: true,
             ..Metric::count(column, label)
+        }
+    }
+
+    /// The metric, with `method` as its default interval.
+    pub const fn with_interval(self, method: IntervalMethod) -> Self {
+        Metric {
+            interval: method,
+            ..self
+        }
+    }
+
+    /// The metric, a per-run ratio of the runs-table columns `numerator` and
+    /// `denominator` that figures can also pool over runs.
+    pub const fn pooled_from(self, numerator: &'static str, denominator: &'static str) -> Self {
+        Metric {
+            pooled: Some((numerator, denominator)),
+            ..self
         }
     }
 
@@ -272,23 +278,7 @@ pub fn ratio(num: u64, den: u64) -> Option<f64> {
     (den > 0).then(|| num as f64 / den as f64)
 }
 
-/// The `q` quantile of sorted data, linear interpolation between order statistics
-/// (Hyndman and Fan's type 7, the default of R and NumPy).
-///
-/// A whole rank, or two equal neighbours, give that value as it is: between two
-/// infinities the interpolation would be ∞ + (∞ − ∞)·0 = NaN, where the quantile of
-/// data that run that long is ∞.
-pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
-    let last = sorted.len().checked_sub(1)?;
-    let pos = q * last as f64;
-    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-    let (lower, upper) = (sorted[lo], sorted[hi]);
-    Some(if lo == hi || lower == upper {
-        lower
-    } else {
-        lower + (upper - lower) * (pos - lo as f64)
-    })
-}
+pub use crate::stats::quantiles::quantile;
 
 // ---------------------------------------------------------------------------------------
 // Per-event tables

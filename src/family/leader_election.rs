@@ -20,12 +20,15 @@ use crate::observe::le::{ChangeRecord, LeMonitor};
 use crate::observe::safety::SafetyLog;
 use crate::protocol::{LeaderView, Protocol};
 use crate::sim::ChangeMode;
+use crate::stats::IntervalMethod;
 
 /// The per-run metrics, in column order.
 pub const METRICS: &[Metric] = &[
-    Metric::real("msgs_per_change", "messages per topology change"),
+    Metric::real("msgs_per_change", "messages per topology change")
+        .pooled_from("messages", "topology_changes"),
     Metric::real("conv_time_mean", "convergence time (s)"),
-    Metric::real("conv_time_p95", "95th-percentile convergence time (s)"),
+    Metric::real("conv_time_p95", "95th-percentile convergence time (s)")
+        .with_interval(IntervalMethod::BootstrapBca),
     Metric::fraction("converged_fraction", "fraction of changes converged"),
     Metric::count("censored_changes", "censored topology changes"),
     Metric::fraction("leaderless_fraction", "fraction of time without a leader"),

@@ -18,6 +18,7 @@ use crate::observe::me::MeMonitor;
 use crate::observe::safety::SafetyLog;
 use crate::protocol::{Protocol, TokenView};
 use crate::sim::{ChangeMode, RequestRecord};
+use crate::stats::IntervalMethod;
 
 /// The per-run metrics, in column order.
 pub const METRICS: &[Metric] = &[
@@ -25,8 +26,9 @@ pub const METRICS: &[Metric] = &[
     Metric::count("cs_entries", "CS entries"),
     Metric::count("cs_waiting_at_end", "CS requests waiting at the end"),
     Metric::real("wait_mean", "CS waiting time (s)"),
-    Metric::real("wait_p95", "95th-percentile CS waiting time (s)"),
-    Metric::real("msgs_per_cs", "messages per CS entry"),
+    Metric::real("wait_p95", "95th-percentile CS waiting time (s)")
+        .with_interval(IntervalMethod::BootstrapBca),
+    Metric::real("msgs_per_cs", "messages per CS entry").pooled_from("messages", "cs_entries"),
     Metric::count(
         "msgs_tokenless",
         "messages sent in a component without a token",

@@ -21,11 +21,13 @@ use crate::observe::route::{RouteChangeRecord, RouteMonitor};
 use crate::observe::safety::SafetyLog;
 use crate::protocol::{Protocol, RouteView};
 use crate::sim::ChangeMode;
+use crate::stats::IntervalMethod;
 
 /// The per-run metrics, in column order. The per-change means are over the changes
 /// that converged.
 pub const METRICS: &[Metric] = &[
-    Metric::real("reversals_per_change", "reversal steps per topology change"),
+    Metric::real("reversals_per_change", "reversal steps per topology change")
+        .with_interval(IntervalMethod::BootstrapBca),
     Metric::real(
         "nodes_reversed_per_change",
         "nodes that reversed per topology change",
@@ -35,7 +37,8 @@ pub const METRICS: &[Metric] = &[
     Metric::real(
         "route_conv_time_p95",
         "95th-percentile convergence time (s)",
-    ),
+    )
+    .with_interval(IntervalMethod::BootstrapBca),
     Metric::fraction(
         "route_converged_fraction",
         "fraction of changes converged (outside partitions)",

@@ -11,8 +11,11 @@
 //! series = "algorithm"         # column(s) whose values make the lines
 //! facet = "speed_max"          # one panel per value of this column
 //! filter = { algorithm = ["me-rl", "me-raymond"], changes = "overlap" }
-//! statistic = "mean"           # mean (with its 95% CI) | median | p95 (line)
+//! statistic = "mean"           # mean (with its CI) | pooled | median | p95 (line)
 //! interval = "bars"            # bars | band | none
+//! interval_method = "t"        # t | bootstrap-percentile | bootstrap-bca | wilson |
+//!                              # clopper-pearson | delta (default: the metric's own)
+//! confidence = 0.95            # the intervals' level
 //! log_x = true
 //! log_y = false
 //! title = "CS waiting time"
@@ -40,6 +43,7 @@
 
 use crate::input::{InputError, Location};
 use crate::plot::{FigureSize, IntervalStyle};
+use crate::stats::IntervalMethod;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -79,8 +83,12 @@ pub enum FigureKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Statistic {
-    /// Mean over replications, with a 95% Student-t interval.
+    /// Mean over replications, with its interval (the metric's method unless the
+    /// figure names one; a proportion of runs for the 0/1 indicators).
     Mean,
+    /// A per-run ratio pooled over the runs, Σ numerator / Σ denominator (metrics that
+    /// declare their parts: messages per CS entry), with a delta-method interval.
+    Pooled,
     /// Median over replications (no interval).
     Median,
     /// 95th percentile over replications (no interval).
@@ -91,7 +99,7 @@ impl Statistic {
     /// The column of [`crate::results::aggregate::summarize`]'s output.
     pub fn column(self) -> &'static str {
         match self {
-            Statistic::Mean => "mean",
+            Statistic::Mean | Statistic::Pooled => "mean",
             Statistic::Median => "median",
             Statistic::P95 => "p95",
         }
@@ -135,6 +143,10 @@ pub struct FigureSpec {
     pub filter: Vec<(String, Vec<FilterValue>)>,
     /// `None`: no confidence intervals drawn.
     pub intervals: Option<IntervalStyle>,
+    /// The interval's method; `None`: the metric's own ([`crate::family::def::Metric`]).
+    pub method: Option<IntervalMethod>,
+    /// The intervals' confidence level, in (0, 1).
+    pub confidence: f64,
     /// Logarithmic x axis.
     pub log_x: bool,
     /// Logarithmic y axis.
@@ -213,6 +225,8 @@ struct RawFigure {
     filter: BTreeMap<String, toml::Value>,
     statistic: Option<Statistic>,
     interval: Option<RawInterval>,
+    interval_method: Option<IntervalMethod>,
+    confidence: Option<f64>,
     #[serde(default)]
     log_x: bool,
     #[serde(default)]
@@ -373,6 +387,8 @@ fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
                 ("a", raw.a.is_some()),
                 ("b", raw.b.is_some()),
                 ("interval", raw.interval.is_some()),
+                ("interval_method", raw.interval_method.is_some()),
+                ("confidence", raw.confidence.is_some()),
             ] {
                 if set {
                     return Err(err(
@@ -461,6 +477,13 @@ fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
             }
         }
     }
+    let confidence = raw.confidence.unwrap_or(0.95);
+    if !(confidence > 0.0 && confidence < 1.0) {
+        return Err(err(
+            "confidence",
+            format!("{confidence} is not a level between 0 and 1 (0.95 for 95%)"),
+        ));
+    }
     let mut filter = Vec::new();
     for (column, value) in raw.filter {
         let field = format!("filter.{column}");
@@ -496,6 +519,8 @@ fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
             Some(RawInterval::Band) => Some(IntervalStyle::Band),
             Some(RawInterval::None) => None,
         },
+        method: raw.interval_method,
+        confidence,
         log_x: raw.log_x,
         log_y: raw.log_y,
         title: raw.title,

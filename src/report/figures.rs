@@ -16,12 +16,16 @@
 //!   runs without a partner are counted and reported, not mixed in.
 
 use super::Experiment;
-use super::figspec::{FigureKind, FigureSpec, FilterValue};
+use super::figspec::{FigureKind, FigureSpec, FilterValue, Statistic};
 use crate::family::{EventTable, metric_label};
 use crate::input::InputError;
 use crate::plot::{LineChart, LineKind, Point, Series};
 use crate::registry::Algorithm;
-use crate::results::aggregate::{float_values, paired_difference, summarize};
+use crate::results::aggregate::{
+    IntervalSpec, float_values, paired_difference, summarize, summarize_ratio, summarize_share,
+};
+use crate::stats::intervals::SampleKind;
+use crate::stats::{IntervalMethod, Support};
 use polars::prelude::*;
 use std::collections::BTreeMap;
 
@@ -100,7 +104,7 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
     let (mut panels, used) = match &spec.kind {
         FigureKind::Line { y, statistic } => {
             let df = prepare(spec, experiment, "runs", &experiment.runs, &[y])?;
-            (line_panels(spec, &df, y, statistic.column())?, df)
+            (line_panels(spec, &df, y, *statistic)?, df)
         }
         FigureKind::Breakdown { ys } => {
             let metrics: Vec<&String> = ys.iter().collect();
@@ -618,6 +622,110 @@ fn base_chart(spec: &FigureSpec, title: String, x_label: String, y_label: String
     }
 }
 
+/// How the values of a runs-table column are summarized into an interval: where they
+/// lie, the interval the column's definition asks for, whether they are 0/1
+/// indicators (a proportion of runs) and, for a per-run ratio, its parts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ColumnStats {
+    support: Support,
+    method: IntervalMethod,
+    indicator: bool,
+    pooled: Option<(&'static str, &'static str)>,
+}
+
+/// The [`ColumnStats`] of `name`: a family metric's declaration, the report's
+/// indicators and message ratios, or a t interval on any real for anything else.
+fn column_stats(name: &str) -> ColumnStats {
+    if let Some(m) = crate::family::ALL.iter().find_map(|f| f.metric(name)) {
+        return ColumnStats {
+            support: m.support,
+            method: m.interval,
+            indicator: false,
+            pooled: m.pooled,
+        };
+    }
+    if super::INDICATORS.iter().any(|(c, _)| *c == name) {
+        return ColumnStats {
+            support: Support::UnitInterval,
+            method: IntervalMethod::Wilson,
+            indicator: true,
+            pooled: None,
+        };
+    }
+    let ratio = crate::family::message_ratios()
+        .into_iter()
+        .find(|r| r.column == name);
+    ColumnStats {
+        support: if ratio.is_some() {
+            Support::NonNegative
+        } else {
+            Support::Any
+        },
+        method: IntervalMethod::StudentT,
+        indicator: false,
+        pooled: ratio.map(|r| (r.count, r.per)),
+    }
+}
+
+/// The interval `spec` draws for `y` summarized as `kind`: the figure's method or the
+/// column's own, checked to fit.
+fn interval_for(spec: &FigureSpec, y: &str, kind: SampleKind) -> Result<IntervalSpec, InputError> {
+    let stats = column_stats(y);
+    let (default, support, what) = match kind {
+        SampleKind::Values => (stats.method, stats.support, "a mean over runs"),
+        SampleKind::Proportion => (
+            IntervalMethod::Wilson,
+            Support::UnitInterval,
+            "a proportion of runs",
+        ),
+        SampleKind::Ratio => (
+            IntervalMethod::Delta,
+            stats.support,
+            "a ratio pooled over runs",
+        ),
+    };
+    let method = spec.method.unwrap_or(default);
+    if !method.fits(kind) {
+        let fitting: Vec<&str> = IntervalMethod::ALL
+            .into_iter()
+            .filter(|m| m.fits(kind))
+            .map(IntervalMethod::name)
+            .collect();
+        return Err(spec.error(
+            "interval_method",
+            format!(
+                "`{}` does not fit {what} (`{y}`): use {}",
+                method.name(),
+                fitting.join(", ")
+            ),
+        ));
+    }
+    Ok(IntervalSpec {
+        method,
+        support,
+        confidence: spec.confidence,
+    })
+}
+
+/// "95%", "97.5%".
+fn percent(level: f64) -> String {
+    let p = level * 100.0;
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{p:.0}%")
+    } else {
+        format!("{p}%")
+    }
+}
+
+/// "its 95% Student-t confidence interval" for a caption.
+fn interval_words(ci: IntervalSpec) -> String {
+    format!(
+        "its {} {} confidence interval",
+        percent(ci.confidence),
+        ci.method.describe()
+    )
+}
+
 /// The series of a summary table (one row per point, as [`summarize`] and
 /// [`paired_difference`] give): `y` at `x`, labelled by `labels[row]`, with the CI when
 /// asked for and defined (n ≥ 2).
@@ -654,7 +762,14 @@ fn interval_notes(spec: &FigureSpec, table: &DataFrame) -> anyhow::Result<String
         .iter()
         .filter(|l| spec.log_y && l.is_some_and(|l| l <= 0.0))
         .count();
+    let cut = table.column("ci_cut")?.bool()?.sum().unwrap_or(0);
     let mut out = String::new();
+    if cut > 0 {
+        out.push_str(&format!(
+            " {cut} intervals reached past the metric's possible values and end at its \
+             bound (0, or 1 for a fraction)."
+        ));
+    }
     if single > 0 {
         out.push_str(&format!(
             " {single} points rest on a single run and have no interval."
@@ -684,18 +799,47 @@ fn line_panels(
     spec: &FigureSpec,
     df: &DataFrame,
     y: &str,
-    statistic: &str,
+    statistic: Statistic,
 ) -> anyhow::Result<Vec<Panel>> {
     let mut keys: Vec<&str> = spec.facet.iter().map(String::as_str).collect();
     keys.extend(spec.series.iter().map(String::as_str));
     keys.push(&spec.x);
     keys.dedup();
-    let summary = summarize(df, &keys, y)?;
-    let with_ci = statistic == "mean" && spec.intervals.is_some();
+    let stats = column_stats(y);
+    let (summary, ci) = match statistic {
+        Statistic::Pooled => {
+            let Some(parts) = stats.pooled else {
+                return Err(spec
+                    .error(
+                        "statistic",
+                        format!(
+                            "`{y}` is not a per-run ratio with declared parts, so it cannot \
+                             be pooled: pooled applies to {}",
+                            pooled_columns().join(", ")
+                        ),
+                    )
+                    .into());
+            };
+            let ci = interval_for(spec, y, SampleKind::Ratio)?;
+            (summarize_ratio(df, &keys, parts, ci)?, ci)
+        }
+        Statistic::Mean if stats.indicator => {
+            let ci = interval_for(spec, y, SampleKind::Proportion)?;
+            (summarize_share(df, &keys, y, ci)?, ci)
+        }
+        _ => {
+            let ci = interval_for(spec, y, SampleKind::Values)?;
+            (summarize(df, &keys, y, ci)?, ci)
+        }
+    };
+    let column = statistic.column();
+    let with_ci =
+        matches!(statistic, Statistic::Mean | Statistic::Pooled) && spec.intervals.is_some();
     let y_label = match statistic {
-        "mean" => column_label(y),
-        "median" => format!("median {}", column_label(y)),
-        _ => format!("95th percentile of {}", column_label(y)),
+        Statistic::Mean => column_label(y),
+        Statistic::Pooled => format!("{} (pooled)", column_label(y)),
+        Statistic::Median => format!("median {}", column_label(y)),
+        Statistic::P95 => format!("95th percentile of {}", column_label(y)),
     };
     let default_title = format!("{} vs {}", column_label(y), column_label(&spec.x));
     let title = spec.title.clone().unwrap_or(default_title);
@@ -708,15 +852,24 @@ fn line_panels(
             (&title, &facet),
             &y_label,
             &table,
-            (statistic, &labels),
+            (column, &labels),
             with_ci,
         )?;
         let reps = format!("n = {}", n_range(&table)?);
-        let what = match (statistic, with_ci) {
-            ("mean", true) => "mean over runs with its 95% Student-t confidence interval",
-            ("mean", false) => "mean over runs",
-            ("median", _) => "median over runs",
-            _ => "95th percentile over runs",
+        let estimate = match statistic {
+            Statistic::Mean if stats.indicator => "fraction of runs".to_string(),
+            Statistic::Mean => "mean over runs".to_string(),
+            Statistic::Pooled => {
+                let (num, den) = stats.pooled.expect("checked above");
+                format!("Σ {num} / Σ {den} pooled over runs")
+            }
+            Statistic::Median => "median over runs".to_string(),
+            Statistic::P95 => "95th percentile over runs".to_string(),
+        };
+        let what = if with_ci {
+            format!("{estimate} with {}", interval_words(ci))
+        } else {
+            estimate
         };
         panels.push(Panel {
             stem,
@@ -728,6 +881,16 @@ fn line_panels(
         });
     }
     Ok(panels)
+}
+
+/// The metrics a figure can pool (`statistic = "pooled"`).
+fn pooled_columns() -> Vec<&'static str> {
+    crate::family::ALL
+        .iter()
+        .flat_map(|f| f.metrics())
+        .filter(|m| m.pooled.is_some())
+        .map(|m| m.column)
+        .collect()
 }
 
 /// One panel's file stem, chart and interval notes, from its summary table: a line per
@@ -765,8 +928,14 @@ fn breakdown_panels(
     keys.push(&spec.x);
     keys.dedup();
     let mut summary: Option<DataFrame> = None;
+    let mut methods: Vec<String> = Vec::new();
     for y in ys {
-        let mut part = summarize(df, &keys, y)?;
+        let ci = interval_for(spec, y, SampleKind::Values)?;
+        let words = interval_words(ci);
+        if !methods.contains(&words) {
+            methods.push(words);
+        }
+        let mut part = summarize(df, &keys, y, ci)?;
         let label = vec![column_label(y); part.height()];
         part.with_column(Column::new(BREAKDOWN.into(), label))?;
         summary = Some(match summary {
@@ -804,9 +973,9 @@ fn breakdown_panels(
                  the lines are the parts of a whole, so at each x they add up to the mean of \
                  their sum.{intervals}",
                 if with_ci {
-                    " with its 95% Student-t confidence interval"
+                    format!(" with {}", methods.join(" or "))
                 } else {
-                    ""
+                    String::new()
                 },
                 n_range(&table)?
             ),
@@ -850,7 +1019,8 @@ fn paired_panels(
     keys.extend(spec.series.iter().map(String::as_str));
     keys.push(&spec.x);
     keys.dedup();
-    let summary = paired_difference(df, &keys, y, a, b)?;
+    let ci = interval_for(spec, y, SampleKind::Values)?;
+    let summary = paired_difference(df, &keys, y, a, b, ci)?;
     let y_label = format!("Δ {} ({a} − {b})", column_label(y));
     let default_title = format!("{a} − {b}: {}", column_label(y));
     let title = spec.title.clone().unwrap_or(default_title);
@@ -871,9 +1041,9 @@ fn paired_panels(
             "mean of the per-replication differences {a} − {b}{} ({} pairs per point); \
              below zero, {a} is lower.",
             if spec.intervals.is_some() {
-                " with its 95% Student-t confidence interval"
+                format!(" with {}", interval_words(ci))
             } else {
-                ""
+                String::new()
             },
             n_range(&table)?
         );

@@ -558,6 +558,8 @@ fn default_spec(
         facet: None,
         filter,
         intervals: Some(IntervalStyle::Bars),
+        method: None,
+        confidence: 0.95,
         log_x: false,
         log_y: false,
         title: None,

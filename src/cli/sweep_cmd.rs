@@ -6,6 +6,7 @@ use crate::output::write_atomically;
 use crate::results::store::{CompactProgress, Store, tables};
 use crate::sweep::execute::{self, ExecuteOptions, Progress, Shard};
 use crate::sweep::plan::Plan;
+use crate::sweep::sequential;
 use crate::sweep::spec_copy;
 use crate::sweep::specs::{self, MobilityKind, Spec};
 use anyhow::Context;
@@ -223,6 +224,9 @@ fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
     let store = execute::open_store(&dir, &options)?;
     spec_copy::keep(plan, &dir)?;
     let stop = stop_on_ctrl_c();
+    if plan.sequential().is_some() {
+        return execute_sequential(plan, store, &options, &dir, stop);
+    }
     let progress = CliProgress::new(None);
     let report = execute::execute_in(plan, store, &options, stop, &progress)?;
     // Not `Store::open`: as a shard, other shards may be writing here right now.
@@ -257,15 +261,78 @@ fn execute(plan: &Plan, args: &SweepArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// The keys of `plan`'s runs that `store` does not hold, in plan order.
+/// Runs a sequential plan a wave at a time: each wave's runs are decided from what is
+/// stored ([`sequential::decide`]), so a kill, a resume or another shard changes
+/// nothing. A shard goes on to the next wave while its own runs of it can be decided,
+/// and stops when what is left waits for other shards.
+fn execute_sequential(
+    plan: &Plan,
+    store: Store,
+    options: &ExecuteOptions,
+    dir: &Path,
+    stop: &AtomicBool,
+) -> anyhow::Result<Outcome> {
+    let fixed_runs = plan.runs.len();
+    for wave in 1.. {
+        let decision =
+            sequential::decide_stored(plan, &store)?.expect("a sequential plan has a decision");
+        eprintln!("wave {wave}: {}", decision.summary());
+        if decision.done() {
+            let runs = decision.wanted.len();
+            let saved = format!(
+                "{runs} runs, against {fixed_runs} for {} replications of every point",
+                plan.replications
+            );
+            if options.shard.is_none() {
+                execute::compact_complete(&store, &CliProgress::new(None))?;
+                eprintln!(
+                    "complete: every point met its target or reached max; {saved}; {}",
+                    crate::results::store::compacted_summary(runs)
+                );
+            } else {
+                eprintln!(
+                    "every point decided ({saved}); `linkrev merge {}` compacts the tables",
+                    dir.display()
+                );
+            }
+            return Ok(Outcome::Success);
+        }
+        let done = store.completed()?;
+        let mine = decision
+            .wanted
+            .iter()
+            .filter(|&&i| options.shard.is_none_or(|s| s.contains(i)))
+            .filter(|&&i| !done.contains_key(&plan.runs.get(i).key))
+            .count();
+        if mine == 0 {
+            eprintln!(
+                "shard done for now: the {} runs left of this wave belong to other shards; \
+                 run this shard again once they are stored, or `linkrev merge {}` to list them",
+                decision.missing,
+                dir.display()
+            );
+            return Ok(Outcome::Success);
+        }
+        let progress = CliProgress::new(None);
+        let report =
+            execute::execute_part(plan, &store, options, &decision.wanted, stop, &progress)?;
+        if report.interrupted {
+            eprintln!("interrupted: run the same command again to finish the rest");
+            return Ok(Outcome::Interrupted);
+        }
+    }
+    unreachable!("the waves end when every point is decided")
+}
+
+/// The keys of the runs `plan` needs that `store` does not hold, in plan order: every
+/// run of a fixed plan, or of a sequential one those its points need now.
 fn missing_runs(plan: &Plan, store: &Store) -> anyhow::Result<Vec<String>> {
     let done = store.completed()?;
-    Ok(plan
-        .runs
-        .iter()
-        .filter(|r| !done.contains_key(&r.key))
-        .map(|r| r.key)
-        .collect())
+    let keys: Box<dyn Iterator<Item = String>> = match sequential::decide_stored(plan, store)? {
+        Some(decision) => Box::new(decision.wanted.into_iter().map(|i| plan.runs.get(i).key)),
+        None => Box::new(plan.runs.iter().map(|r| r.key)),
+    };
+    Ok(keys.filter(|key| !done.contains_key(key)).collect())
 }
 
 /// `linkrev merge DIR`: checks the stored runs against the spec copy; lists the missing
@@ -274,9 +341,24 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     let plan = spec_copy::plan(&args.dir).map_err(|missing| in_use_or(&args.dir, missing))?;
     let store = Store::open(&args.dir)?;
     store.check_version()?;
+    let decision = sequential::decide_stored(&plan, &store)?;
+    if let Some(decision) = &decision {
+        print_points(decision)?;
+    }
+    let needed = decision
+        .as_ref()
+        .map_or(plan.runs.len(), |d| d.wanted.len());
     let missing = missing_runs(&plan, &store)?;
     if !missing.is_empty() {
-        outln!("{} of {} runs missing:", missing.len(), plan.runs.len());
+        match &decision {
+            Some(_) => outln!(
+                "{} of the {needed} runs the points need now are missing (points short of \
+                 their target get more runs a wave at a time: run the sweep, or its shards, \
+                 again):",
+                missing.len()
+            ),
+            None => outln!("{} of {} runs missing:", missing.len(), plan.runs.len()),
+        }
         for key in &missing {
             outln!("{key}");
         }
@@ -295,11 +377,43 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
          from damaged chunks): run the sweep again into a new results directory",
     )?;
     outln!(
-        "{}: all {} runs present with all their rows; tables compacted",
+        "{}: all {needed} runs present with all their rows; tables compacted",
         args.dir.display(),
-        plan.runs.len()
     );
     Ok(Outcome::Success)
+}
+
+/// Each point of a sequential sweep: its replications, its least precise interval and
+/// whether it met the target.
+fn print_points(decision: &sequential::Decision) -> anyhow::Result<()> {
+    outln!(
+        "{:<6} {:<14} {:<12} {:<24} point",
+        "n",
+        "status",
+        "widest",
+        "metric (algorithm)"
+    );
+    for p in &decision.points {
+        let status = match p.status {
+            sequential::Status::Met => "met",
+            sequential::Status::StoppedAtMax => "max, short",
+            sequential::Status::Running => "running",
+        };
+        let (widest, what) = match &p.worst {
+            Some(w) => (
+                decision.format_precision(w.achieved),
+                format!("{} ({})", w.metric, w.algorithm),
+            ),
+            None => ("-".to_string(), "-".to_string()),
+        };
+        outln!(
+            "{:<6} {status:<14} {widest:<12} {what:<24} {}",
+            p.n,
+            p.label
+        );
+    }
+    outln!("{}", decision.summary());
+    Ok(())
 }
 
 /// `missing` (a spec copy or tables `dir` lacks), unless a sweep holds `dir`'s lock: one
@@ -328,7 +442,9 @@ pub fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     let plan = spec_copy::plan(&args.dir)?;
     let missing = missing_runs(&plan, &store)?;
     if let Some(first) = missing.first() {
-        let (n, total) = (missing.len(), plan.runs.len());
+        let total =
+            sequential::decide_stored(&plan, &store)?.map_or(plan.runs.len(), |d| d.wanted.len());
+        let n = missing.len();
         if !args.allow_incomplete {
             eprintln!(
                 "{}: {n} of {total} runs of its plan are missing (the first: {first}); \
@@ -417,8 +533,44 @@ fn print_plan(spec: &Spec, plan: &Plan) -> anyhow::Result<()> {
     outln!("fixed         {}", fixed.join(", "));
     let algorithms: Vec<&str> = plan.algorithms.iter().map(|a| a.name()).collect();
     outln!("algorithms    {}", algorithms.join(", "));
-    outln!("replications  {}", plan.replications);
-    outln!("runs          {}", plan.runs.len());
+    match &spec.sequential {
+        None => {
+            outln!("replications  {}", plan.replications);
+            outln!("runs          {}", plan.runs.len());
+        }
+        Some(seq) => {
+            let r = seq.replications;
+            let p = &seq.precision;
+            let target = match p.target {
+                crate::stats::Target::Relative(g) => format!(
+                    "half-width ≤ {g} of the mean (γ/(1+γ) = {:.4})",
+                    g / (1.0 + g)
+                ),
+                crate::stats::Target::Absolute(b) => format!("half-width ≤ {b}"),
+            };
+            outln!(
+                "replications  {} to {}, {} at a time, until every point meets the target",
+                r.min,
+                r.max,
+                r.batch
+            );
+            outln!(
+                "precision     {} at {}% confidence: {target}{}",
+                p.metrics.join(", "),
+                p.confidence * 100.0,
+                p.paired
+                    .as_ref()
+                    .map(|b| format!(", paired against {b}"))
+                    .unwrap_or_default()
+            );
+            let per_rep = plan.runs.len() / plan.replications.max(1) as usize;
+            outln!(
+                "runs          {} to {} ({per_rep} per replication of every point)",
+                per_rep * r.min as usize,
+                plan.runs.len()
+            );
+        }
+    }
     match plan.node_seconds() {
         Some(ns) => outln!("work          {ns:.3e} simulated node-seconds"),
         None => outln!("work          unknown until the trace files are read"),

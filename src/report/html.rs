@@ -140,7 +140,15 @@ impl Health {
                 let mut row = HealthRow {
                     experiment: e.name.clone(),
                     algorithm: name.to_string(),
-                    planned: e.plan.runs.iter().filter(|r| r.algorithm == *a).count() as u64,
+                    planned: match &e.sequential {
+                        // Under a precision target, the runs its points need now.
+                        Some(d) => d
+                            .wanted
+                            .iter()
+                            .filter(|&&i| e.plan.runs.get(i).algorithm == *a)
+                            .count() as u64,
+                        None => e.plan.runs.iter().filter(|r| r.algorithm == *a).count() as u64,
+                    },
                     unfinished: vec![0; unfinished.len()],
                     ..HealthRow::default()
                 };
@@ -227,6 +235,76 @@ pub struct PageInput<'a> {
     /// (name, text) of the figure spec, when one was given.
     pub figure_text: Option<&'a (String, String)>,
     pub health: &'a Health,
+    /// [`precision_table`], for sweeps with a precision target.
+    pub precision: Option<&'a DataFrame>,
+}
+
+/// One row per point of every experiment with a precision target: its replications,
+/// whether it met the target, and its least precise interval. `None` when no
+/// experiment has a target.
+pub fn precision_table(experiments: &[Experiment]) -> anyhow::Result<Option<DataFrame>> {
+    let mut columns: [Vec<String>; 5] = Default::default();
+    let mut n: Vec<u32> = Vec::new();
+    let (mut widest, mut target) = (Vec::new(), Vec::new());
+    let mut any = false;
+    for e in experiments {
+        let Some(d) = &e.sequential else { continue };
+        any = true;
+        for p in &d.points {
+            let status = match p.status {
+                crate::sweep::sequential::Status::Met => "met",
+                crate::sweep::sequential::Status::StoppedAtMax => "stopped at max, short",
+                crate::sweep::sequential::Status::Running => "running",
+            };
+            let (achieved, metric, algorithm) = match &p.worst {
+                Some(w) => (
+                    Some(w.achieved).filter(|a| a.is_finite()),
+                    w.metric.clone(),
+                    w.algorithm.clone(),
+                ),
+                None => Default::default(),
+            };
+            let row = [
+                e.name.clone(),
+                p.label.clone(),
+                status.to_string(),
+                metric,
+                algorithm,
+            ];
+            for (c, v) in columns.iter_mut().zip(row) {
+                c.push(v);
+            }
+            n.push(p.n);
+            widest.push(achieved);
+            target.push(d.bound);
+        }
+    }
+    if !any {
+        return Ok(None);
+    }
+    let [experiment, point, status, metric, algorithm] = columns;
+    // Relative targets compare half-width / |mean|, absolute ones the half-width.
+    let scale = if experiments
+        .iter()
+        .filter_map(|e| e.sequential.as_ref())
+        .all(|d| d.relative)
+    {
+        "half_width_over_mean"
+    } else {
+        "half_width"
+    };
+    Ok(Some(DataFrame::new(
+        n.len(),
+        vec![
+            Column::new("experiment".into(), experiment),
+            Column::new("point".into(), point),
+            Column::new("n".into(), n),
+            Column::new("status".into(), status),
+            Column::new("widest_half_width".into(), widest),
+            Column::new("widest_metric".into(), metric),
+            Column::new("target".into(), target),
+        ],
+    )?))
 }
 
 const STYLE: &str = "\
@@ -394,6 +472,18 @@ pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
         })
         .collect();
     let _ = writeln!(out, "<p>{}.</p>", notes.join("; "));
+    if let Some(table) = input.precision {
+        out.push_str(
+            "<h2 id=\"precision\">Precision</h2>\n<p>Replications were added to each \
+             point a batch at a time until every targeted interval met the target (Law &amp; \
+             Kelton's sequential procedure; a relative target γ is met when the half-width \
+             is at most γ/(1+γ) of the mean), or until the most allowed. Points marked \
+             <em>stopped at max, short</em> did not meet it: their intervals are wider than \
+             the target. Stopping on a narrow interval makes coverage somewhat below the \
+             nominal level.</p>\n",
+        );
+        table_html(table, &mut out);
+    }
 
     out.push_str("<h2 id=\"figures\">Figures</h2>\n");
     if input.figures.is_empty() {

@@ -9,6 +9,8 @@
 //! reports/NAME/figures/STEM.svg    one per panel, also .png, .csv (plotted points), .tex
 //! reports/NAME/data/STEM.csv       the aggregated table behind each panel
 //! reports/NAME/data/_runs.csv      run counts and health per experiment and algorithm
+//! reports/NAME/data/_precision.csv each point's replications and precision (sweeps with
+//!                                  a precision target)
 //! ```
 //!
 //! Every figure is built (and every spec error found) before anything is written, and
@@ -48,6 +50,9 @@ pub struct Experiment {
     pub spec_text: String,
     /// The runs table (one row per stored run).
     pub runs: DataFrame,
+    /// For a sweep with a precision target: each point's replications and precision,
+    /// decided from the stored runs ([`crate::sweep::sequential`]).
+    pub sequential: Option<crate::sweep::sequential::Decision>,
 }
 
 impl Experiment {
@@ -83,6 +88,7 @@ impl Experiment {
                 dir.display()
             );
         }
+        let sequential = crate::sweep::sequential::decide_stored(&plan, &store)?;
         Ok(Experiment {
             name: plan.experiment.clone(),
             dir: dir.to_path_buf(),
@@ -90,6 +96,7 @@ impl Experiment {
             plan,
             spec_text,
             runs: with_indicators(runs)?,
+            sequential,
         })
     }
 
@@ -304,12 +311,17 @@ pub fn write_report(
     }
     let health = html::Health::of(&experiments)?;
     write_csv(&root.join("data").join(RUNS_TABLE), &health.table)?;
+    let precision = html::precision_table(&experiments)?;
+    if let Some(table) = &precision {
+        write_csv(&root.join("data").join(PRECISION_TABLE), table)?;
+    }
     let page = html::page(&html::PageInput {
         experiments: &experiments,
         figures: &built,
         svgs: &svgs,
         figure_text: figure_text.as_ref(),
         health: &health,
+        precision: precision.as_ref(),
     })?;
     write_text(&root.join("index.html"), &page)?;
 
@@ -346,6 +358,10 @@ pub fn write_report(
 /// The run-count table in `data/`; figure names cannot start with `_`, so no figure's
 /// table can overwrite it.
 pub const RUNS_TABLE: &str = "_runs.csv";
+
+/// The file each point's replications and precision go to, for sweeps with a
+/// precision target.
+pub const PRECISION_TABLE: &str = "_precision.csv";
 
 /// Every panel's file stem is unique: facet values are sanitised into file names, so
 /// two values (`a b`, `a_b`) could otherwise overwrite each other's files.

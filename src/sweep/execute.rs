@@ -223,6 +223,35 @@ pub fn execute_in(
     stop: &AtomicBool,
     progress: &dyn Progress,
 ) -> anyhow::Result<ExecuteReport> {
+    let every: Vec<usize> = (0..plan.runs.len()).collect();
+    let report = execute_part(plan, &store, options, &every, stop, progress)?;
+    if !report.interrupted && options.shard.is_none() && report.stored == plan.runs.len() {
+        compact_complete(&store, progress)?;
+    }
+    Ok(report)
+}
+
+/// Compacts a store that holds every run it should, then checks that no row went
+/// missing on the way.
+pub fn compact_complete(store: &Store, progress: &dyn Progress) -> anyhow::Result<()> {
+    crate::memory::return_freed_memory();
+    store.compact_reporting(&|at| progress.compacting(at))?;
+    store.refuse_missing_rows(
+        "the compacted tables lack them: run the sweep again into a new results directory",
+    )
+}
+
+/// Runs the runs `wanted` (plan indices, ascending) of this process's shard that `store`
+/// does not hold yet, and never compacts: a sequential sweep runs its plan a wave at a
+/// time ([`crate::sweep::sequential`]), and only the last wave may compact.
+pub fn execute_part(
+    plan: &Plan,
+    store: &Store,
+    options: &ExecuteOptions,
+    wanted: &[usize],
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> anyhow::Result<ExecuteReport> {
     // A shard's options with a whole-plan store would run other shards' runs; a whole
     // plan's options with a shard's store would compact beside running shards.
     let kind = |shard: bool| if shard { "one shard" } else { "the whole plan" };
@@ -248,7 +277,9 @@ pub fn execute_in(
     store.check_columns(&columns)?;
     let done = store.completed()?;
     // Run indices, not runs: a plan's runs are built when needed (see `RunList`).
-    let mine: Vec<usize> = (0..plan.runs.len())
+    let mine: Vec<usize> = wanted
+        .iter()
+        .copied()
         .filter(|&i| options.shard.is_none_or(|s| s.contains(i)))
         .collect();
     let todo: Vec<usize> = if done.is_empty() {
@@ -358,12 +389,5 @@ pub fn execute_in(
     }
     progress.finish();
     report.stored = store.completed()?.len();
-    if !report.interrupted && options.shard.is_none() && report.stored == plan.runs.len() {
-        crate::memory::return_freed_memory();
-        store.compact_reporting(&|at| progress.compacting(at))?;
-        store.refuse_missing_rows(
-            "the compacted tables lack them: run the sweep again into a new results directory",
-        )?;
-    }
     Ok(report)
 }

@@ -7,10 +7,13 @@
 //! - [`plan`]: the plan: axes, the cartesian product × replications × algorithms, run
 //!   keys and seeds.
 //! - [`execute`]: runs a plan (or one shard of it) in parallel into the store.
+//! - [`sequential`]: a sweep with a precision target: the runs each point needs,
+//!   decided from the runs stored, a wave at a time.
 //! - [`slurm`]: batch scripts that run the shards as a Slurm array job, then merge.
 
 pub mod execute;
 pub mod plan;
+pub mod sequential;
 pub mod slurm;
 pub mod spec_copy;
 pub mod specs;

@@ -130,6 +130,17 @@ impl PlannedRun {
     }
 }
 
+impl Plan {
+    /// The precision target and replication range of a sequential spec (`None` for a
+    /// fixed replication count or a plan made by hand).
+    pub fn sequential(&self) -> Option<&crate::sweep::specs::Sequential> {
+        match &self.runs {
+            RunList::Expanded(e) => e.spec.sequential.as_ref(),
+            RunList::Listed(_) => None,
+        }
+    }
+}
+
 impl RunList {
     /// Number of runs.
     pub fn len(&self) -> usize {

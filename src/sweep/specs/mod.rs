@@ -83,18 +83,22 @@
 //!   ([`RunList::get`](crate::sweep::plan::RunList::get)).
 //! - `point.rs`: parameter points (the odometer over the axes) and their typed values.
 //! - `seeds.rs`: run seeds ([`fnv1a64`], [`run_seed`]).
+//! - `precision.rs`: a sequential sweep's `replications = { min, max, batch }` and
+//!   `[precision]` target ([`Sequential`]).
 //! - `checks.rs`: cross-checks over every combination of the axes, node ids and traces
 //!   ([`check_traces`]).
 
 mod checks;
 mod expand;
 pub(crate) mod point;
+mod precision;
 pub(crate) mod schema;
 pub(crate) mod seeds;
 mod walk;
 
 pub use checks::check_traces;
 pub use expand::{estimated_runs, expand, plan_from_file};
+pub use precision::Sequential;
 pub use schema::{
     Choice, MAX_RUNS, MobilityKind, PauseShape, Scope, Spec, SpecParam, SpecValue, SpeedShape,
 };

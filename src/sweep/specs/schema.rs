@@ -104,8 +104,12 @@ pub struct Spec {
     pub name: String,
     /// The seed every run seed derives from.
     pub master_seed: u64,
-    /// Replications of every point.
+    /// Replications of every point; under a precision target, the most a point may get
+    /// (`max`), which the plan is made for.
     pub replications: u32,
+    /// The precision target and how replications grow towards it (`replications =
+    /// { min, max, batch }` with `[precision]`); `None` for a fixed count.
+    pub sequential: Option<super::precision::Sequential>,
     /// In the order written.
     pub algorithms: Vec<Algorithm>,
     /// Generated or read mobility.
@@ -185,6 +189,7 @@ pub(super) const TOP_KEYS: &[&str] = &[
     "network",
     "workload",
     "params",
+    "precision",
 ];
 
 pub(super) const RWP_FIELDS: &[Field] = &[

@@ -2,6 +2,7 @@
 //! names the file, the line, the key path (with the list index, `mobility.speed_max[1]`)
 //! and the problem, with a "did you mean" for a misspelt key or word.
 
+use super::precision::{self, Sequential};
 use super::schema::{
     Field, Kind, MobilityKind, NETWORK_FIELDS, RWP_FIELDS, Scope, Spec, SpecParam, SpecValue,
     TOP_KEYS, TRACE_FIELDS, WORKLOAD_FIELDS, default_value,
@@ -135,17 +136,32 @@ impl Parser<'_> {
             }
             other => return Err(self.wrong_type("master_seed", "an integer", other)),
         };
-        let replications = match self.required(table, "replications")? {
-            Value::Integer(i) if (1..=i64::from(u32::MAX)).contains(i) => *i as u32,
-            Value::Integer(i) => {
+        let replications =
+            precision::replications(&self.file, self.required(table, "replications")?)?;
+        let algorithms = self.algorithms(self.required(table, "algorithms")?)?;
+        let sequential = match (table.get("precision"), replications.is_sequential()) {
+            (None, false) => None,
+            (Some(Value::Table(t)), true) => Some(Sequential {
+                replications,
+                precision: precision::precision(&self.file, t, &algorithms)?,
+            }),
+            (None, true) => {
                 return Err(self.err(
-                    "replications",
-                    format!("must be a positive integer, got {i}"),
+                    "precision",
+                    "replications from min to max need a [precision] target to stop on",
                 ));
             }
-            other => return Err(self.wrong_type("replications", "an integer", other)),
+            (Some(Value::Table(_)), false) => {
+                return Err(self.err(
+                    "replications",
+                    "a [precision] target needs replications = { min = …, max = …, batch = … } \
+                     to grow; with a fixed count it would never be used",
+                ));
+            }
+            (Some(other), _) => {
+                return Err(self.wrong_type("precision", "a table [precision]", other));
+            }
         };
-        let algorithms = self.algorithms(self.required(table, "algorithms")?)?;
 
         let mut params = Vec::new();
         let mobility = match self.required(table, "mobility")? {
@@ -204,7 +220,8 @@ impl Parser<'_> {
             path: self.path.to_path_buf(),
             name,
             master_seed,
-            replications,
+            replications: replications.max,
+            sequential,
             algorithms,
             mobility,
             params,

@@ -1,0 +1,251 @@
+//! The keys of a sequential sweep: `replications = { min, max, batch }` and the
+//! `[precision]` target, checked and located like every other key.
+//!
+//! ```toml
+//! replications = { min = 5, max = 200, batch = 5 }
+//! [precision]
+//! metrics = ["wait_mean", "msgs_per_cs"]   # every named metric must meet it
+//! relative_half_width = 0.05                # or half_width = 0.002, in the metric's unit
+//! confidence = 0.95                         # default 0.95
+//! paired = "me-raymond"                     # optional: target the paired difference
+//! ```
+//!
+//! The rule itself (Law & Kelton's sequential procedure) is in
+//! [`crate::stats::sequential`]; how a sweep applies it, in
+//! [`crate::sweep::sequential`].
+
+use super::walk::closest;
+use crate::input::{InputError, Location};
+use crate::registry::Algorithm;
+use crate::stats::{Precision, Replications, Target};
+use toml::{Table, Value};
+
+/// A spec's sequential settings: how replications grow and the target that stops them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sequential {
+    /// From `min` to `max`, `batch` at a time.
+    pub replications: Replications,
+    /// What each point must reach.
+    pub precision: Precision,
+}
+
+/// The keys of `[precision]`.
+const PRECISION_KEYS: &[&str] = &[
+    "metrics",
+    "relative_half_width",
+    "half_width",
+    "confidence",
+    "paired",
+];
+
+/// Located errors for `file`.
+struct Errors<'a> {
+    file: &'a str,
+}
+
+impl Errors<'_> {
+    fn at(&self, key: &str, message: impl Into<String>) -> InputError {
+        InputError::new(Location::file(self.file).with_field(key), message)
+    }
+}
+
+/// A positive integer (replication counts).
+fn count(e: &Errors<'_>, key: &str, value: &Value) -> Result<u32, InputError> {
+    match value {
+        Value::Integer(i) if (1..=i64::from(u32::MAX)).contains(i) => Ok(*i as u32),
+        Value::Integer(i) => Err(e.at(key, format!("must be a positive integer, got {i}"))),
+        other => Err(e.at(
+            key,
+            format!("wrong type: expected an integer, got {}", other.type_str()),
+        )),
+    }
+}
+
+/// `replications`: an integer (fixed) or `{ min, max, batch }`.
+pub(super) fn replications(file: &str, value: &Value) -> Result<Replications, InputError> {
+    let e = Errors { file };
+    let table = match value {
+        Value::Table(t) => t,
+        other => return count(&e, "replications", other).map(Replications::fixed),
+    };
+    for key in table.keys() {
+        if !["min", "max", "batch"].contains(&key.as_str()) {
+            let hint = closest(key, &["min", "max", "batch"])
+                .map(|k| format!("; did you mean `{k}`?"))
+                .unwrap_or_else(|| " (known: min, max, batch)".into());
+            return Err(e.at(&format!("replications.{key}"), format!("unknown key{hint}")));
+        }
+    }
+    let get = |key: &str| -> Result<u32, InputError> {
+        let path = format!("replications.{key}");
+        let value = table
+            .get(key)
+            .ok_or_else(|| e.at(&path, "missing required key"))?;
+        count(&e, &path, value)
+    };
+    let (min, max, batch) = (get("min")?, get("max")?, get("batch")?);
+    if min < 2 {
+        return Err(e.at(
+            "replications.min",
+            format!("{min} run cannot give an interval: the least is 2"),
+        ));
+    }
+    if min > max {
+        return Err(e.at(
+            "replications.min",
+            format!("min ({min}) is greater than max ({max})"),
+        ));
+    }
+    Ok(Replications { min, max, batch })
+}
+
+/// `[precision]`, checked against the spec's algorithms: every metric must be one of
+/// some algorithm's family, and `paired` one of the algorithms.
+pub(super) fn precision(
+    file: &str,
+    table: &Table,
+    algorithms: &[Algorithm],
+) -> Result<Precision, InputError> {
+    let e = Errors { file };
+    for key in table.keys() {
+        if !PRECISION_KEYS.contains(&key.as_str()) {
+            let hint = closest(key, PRECISION_KEYS)
+                .map(|k| format!("; did you mean `{k}`?"))
+                .unwrap_or_else(|| format!(" (known: {})", PRECISION_KEYS.join(", ")));
+            return Err(e.at(&format!("precision.{key}"), format!("unknown key{hint}")));
+        }
+    }
+    let known: Vec<&str> = algorithms
+        .iter()
+        .flat_map(|a| a.family().metrics().iter().map(|m| m.column))
+        .fold(Vec::new(), |mut all, m| {
+            if !all.contains(&m) {
+                all.push(m);
+            }
+            all
+        });
+    let items: Vec<(String, &Value)> = match table.get("metrics") {
+        None => return Err(e.at("precision.metrics", "missing required key")),
+        Some(Value::Array(a)) if a.is_empty() => {
+            return Err(e.at("precision.metrics", "an empty list targets nothing"));
+        }
+        Some(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("precision.metrics[{i}]"), v))
+            .collect(),
+        Some(v) => vec![("precision.metrics".to_string(), v)],
+    };
+    let mut metrics: Vec<String> = Vec::new();
+    for (path, v) in items {
+        let Value::String(name) = v else {
+            return Err(e.at(
+                &path,
+                format!("wrong type: expected a metric name, got {}", v.type_str()),
+            ));
+        };
+        if !known.contains(&name.as_str()) {
+            let hint = closest(name, &known)
+                .map(|k| format!("did you mean `{k}`? "))
+                .unwrap_or_default();
+            return Err(e.at(
+                &path,
+                format!(
+                    "`{name}` is not a metric of this spec's algorithms; {hint}(known: {})",
+                    known.join(", ")
+                ),
+            ));
+        }
+        if metrics.contains(name) {
+            return Err(e.at(&path, format!("`{name}` is listed twice")));
+        }
+        metrics.push(name.clone());
+    }
+    let positive = |key: &str| -> Result<Option<f64>, InputError> {
+        let path = format!("precision.{key}");
+        match table.get(key) {
+            None => Ok(None),
+            Some(Value::Float(x)) if x.is_finite() && *x > 0.0 => Ok(Some(*x)),
+            Some(Value::Integer(i)) if *i > 0 => Ok(Some(*i as f64)),
+            Some(Value::Float(x)) => Err(e.at(&path, format!("must be above 0, got {x}"))),
+            Some(Value::Integer(i)) => Err(e.at(&path, format!("must be above 0, got {i}"))),
+            Some(other) => Err(e.at(
+                &path,
+                format!("wrong type: expected a number, got {}", other.type_str()),
+            )),
+        }
+    };
+    let target = match (positive("relative_half_width")?, positive("half_width")?) {
+        (Some(gamma), None) => Target::Relative(gamma),
+        (None, Some(beta)) => Target::Absolute(beta),
+        (Some(_), Some(_)) => {
+            return Err(e.at(
+                "precision.half_width",
+                "give relative_half_width or half_width, not both",
+            ));
+        }
+        (None, None) => {
+            return Err(e.at(
+                "precision",
+                "missing the target: relative_half_width (0.05 for ±5% of the mean) or \
+                 half_width (in the metric's unit)",
+            ));
+        }
+    };
+    let confidence = match table.get("confidence") {
+        None => 0.95,
+        Some(Value::Float(c)) if *c > 0.0 && *c < 1.0 => *c,
+        Some(Value::Float(c)) => {
+            return Err(e.at(
+                "precision.confidence",
+                format!("{c} is not a level between 0 and 1 (0.95 for 95%)"),
+            ));
+        }
+        Some(other) => {
+            return Err(e.at(
+                "precision.confidence",
+                format!(
+                    "wrong type: expected a number between 0 and 1, got {}",
+                    other.type_str()
+                ),
+            ));
+        }
+    };
+    let paired = match table.get("paired") {
+        None => None,
+        Some(Value::String(name)) => {
+            let names: Vec<&str> = algorithms.iter().map(|a| a.name()).collect();
+            if !names.contains(&name.as_str()) {
+                return Err(e.at(
+                    "precision.paired",
+                    format!(
+                        "`{name}` is not an algorithm of this spec (its algorithms: {})",
+                        names.join(", ")
+                    ),
+                ));
+            }
+            if algorithms.len() < 2 {
+                return Err(e.at(
+                    "precision.paired",
+                    "a paired target needs a second algorithm to difference against",
+                ));
+            }
+            Some(name.clone())
+        }
+        Some(other) => {
+            return Err(e.at(
+                "precision.paired",
+                format!(
+                    "wrong type: expected an algorithm name, got {}",
+                    other.type_str()
+                ),
+            ));
+        }
+    };
+    Ok(Precision {
+        metrics,
+        target,
+        confidence,
+        paired,
+    })
+}

@@ -300,9 +300,10 @@ pub fn precision_table(experiments: &[Experiment]) -> anyhow::Result<Option<Data
             Column::new("point".into(), point),
             Column::new("n".into(), n),
             Column::new("status".into(), status),
-            Column::new("widest_half_width".into(), widest),
+            Column::new(format!("widest_{scale}").into(), widest),
             Column::new("widest_metric".into(), metric),
-            Column::new("target".into(), target),
+            Column::new("widest_algorithm".into(), algorithm),
+            Column::new(format!("target_{scale}").into(), target),
         ],
     )?))
 }

@@ -8,7 +8,9 @@
 //! With `LINKREV_SLURM_TEST=1` (CI, as root on Debian): a real one-node Slurm cluster
 //! (tests/slurm/setup.sh, stopped again by tests/slurm/teardown.sh whatever happens)
 //! runs a 16-run sweep as 4 array tasks and a merge job, and the merged tables must be
-//! byte-identical to a local `linkrev sweep` of the same spec. Without the variable that
+//! byte-identical to a local `linkrev sweep` of the same spec; then the same runs under
+//! a precision target, whose merge jobs submit wave after wave until every point is
+//! decided, again equal to a local sweep. Without the variable that
 //! test only prints a notice, so a plain `cargo test` needs neither root nor Slurm.
 
 use linkrev::results::store::tables as table_names;
@@ -40,6 +42,22 @@ cs_time = 0.05
 "#,
     )
     .unwrap();
+    path
+}
+
+/// The same runs under a precision target: 3 to 12 replications, 3 at a time, until
+/// messages per CS entry are known to ±8%.
+fn write_sequential_spec(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(write_spec(dir)).unwrap();
+    let text = text
+        .replace("name = \"tiny\"", "name = \"tiny-seq\"")
+        .replace(
+            "replications = 4",
+            "replications = { min = 3, max = 12, batch = 3 }",
+        )
+        + "\n[precision]\nmetrics = [\"msgs_per_cs\"]\nrelative_half_width = 0.08\n";
+    let path = dir.join("tiny_seq.toml");
+    std::fs::write(&path, text).unwrap();
     path
 }
 
@@ -453,11 +471,86 @@ fn real_slurm_runs_the_sweep_as_an_array_and_merges_to_the_local_tables() {
         "tables merged on Slurm differ from a local run\n{}",
         cluster.diagnostics(&results)
     );
+    let waves = sequential_sweep_runs_in_waves(&cluster, work.path());
     drop(cluster);
     eprintln!(
-        "slurm test: cluster up in {:.1?}, 4 tasks + merge in {:.1?}, total {:.1?}",
+        "slurm test: cluster up in {:.1?}, 4 tasks + merge in {:.1?}, a sequential sweep \
+         in {waves} array jobs; total {:.1?}",
         up,
         ran,
         started.elapsed()
     );
+}
+
+/// A sweep with a precision target on the cluster: each merge job submits the next
+/// wave until every point is decided, and the tables equal a local sequential sweep's.
+/// Returns the number of array jobs it took.
+fn sequential_sweep_runs_in_waves(cluster: &Cluster, work: &Path) -> usize {
+    let spec = write_sequential_spec(work);
+    let results = work.join("sequential results");
+    let stdout = ok(&linkrev(
+        &[
+            "slurm",
+            spec.to_str().unwrap(),
+            "--tasks",
+            "3",
+            "--time",
+            "00:05:00",
+            "--results",
+            results.to_str().unwrap(),
+        ],
+        &[("SLURM_CONF", &cluster.conf)],
+    ));
+    assert!(stdout.contains("submits the next wave"), "{stdout}");
+    // Done when no job of the experiment is left: a merge job submits the next wave
+    // before it ends, so the chain is never empty in between.
+    let submitted = Instant::now();
+    let deadline = Duration::from_secs(300);
+    loop {
+        let q = cluster
+            .command("squeue")
+            .args(["-h", "-o", "%j"])
+            .output()
+            .expect("run squeue");
+        if !text(&q.stdout)
+            .lines()
+            .any(|j| j.starts_with("linkrev-tiny-seq"))
+        {
+            break;
+        }
+        assert!(
+            submitted.elapsed() < deadline,
+            "the sequential sweep's jobs still run after {deadline:?}\n{}",
+            cluster.diagnostics(&results)
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let logs: Vec<String> = std::fs::read_dir(results.join("slurm/logs"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("merge-"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect();
+    assert!(
+        logs.iter()
+            .any(|l| l.contains("all ") && l.contains("tables compacted")),
+        "no merge job compacted the tables\n{}",
+        cluster.diagnostics(&results)
+    );
+    let local = work.join("sequential local");
+    ok(&linkrev(
+        &[
+            "sweep",
+            spec.to_str().unwrap(),
+            "--results",
+            local.to_str().unwrap(),
+        ],
+        &[],
+    ));
+    assert!(
+        tables(&local) == tables(&results),
+        "sequential tables merged on Slurm differ from a local run\n{}",
+        cluster.diagnostics(&results)
+    );
+    logs.len()
 }

@@ -75,6 +75,12 @@ pub fn run(args: SlurmArgs) -> anyhow::Result<Outcome> {
         cpus_per_task: args.cpus_per_task,
         partition: args.partition.clone(),
         time: args.time.clone(),
+        // Each array job finishes at least one wave of every point (its last task goes
+        // on to the next); one more for a wave left by a task that stopped early.
+        waves: plan.sequential().map(|seq| {
+            let r = seq.replications;
+            (r.max - r.min).div_ceil(r.batch) + 2
+        }),
     };
     for path in [&jobs.exe, &jobs.spec, &jobs.results] {
         slurm::check_path(path).map_err(anyhow::Error::msg)?;
@@ -99,13 +105,24 @@ pub fn run(args: SlurmArgs) -> anyhow::Result<Outcome> {
                 .with_context(|| format!("writing {}", path.display()))?;
         }
     }
-    outln!(
-        "{}: {} runs in {} array tasks ({} cpus each), then a merge job",
-        plan.experiment,
-        plan.runs.len(),
-        jobs.tasks,
-        jobs.cpus_per_task
-    );
+    match jobs.waves {
+        None => outln!(
+            "{}: {} runs in {} array tasks ({} cpus each), then a merge job",
+            plan.experiment,
+            plan.runs.len(),
+            jobs.tasks,
+            jobs.cpus_per_task
+        ),
+        Some(waves) => outln!(
+            "{}: up to {} runs (a precision target: points stop when their intervals are \
+             narrow enough) in {} array tasks ({} cpus each), then a merge job that submits \
+             the next wave while points need more runs (at most {waves} waves)",
+            plan.experiment,
+            plan.runs.len(),
+            jobs.tasks,
+            jobs.cpus_per_task
+        ),
+    }
     if args.dry_run {
         print_dry_run(&jobs)?;
     } else {

@@ -239,16 +239,13 @@ fn draw<DB: DrawingBackend>(
         scale,
         legend: SeriesLabelPosition::UpperLeft,
     };
-    let (corner, covered) = legend_corner(&series, &frame);
+    let (corner, covered) = legend_corner(chart, &series, &frame);
     frame.legend = corner;
     let mut yr = yr;
     if covered > 0 && !chart.series.is_empty() {
         // Every corner holds data: raise the top of the y axis so the legend gets a
         // band of its own above the data.
-        let (_, h) = chart.size.pixels();
-        let plot_height = (f64::from(h) - 70.0).max(40.0);
-        let legend_height = 14.0 * chart.series.len() as f64 + 12.0;
-        let f = (legend_height / plot_height).min(0.6);
+        let f = (legend_fraction(chart).1 + 0.06).min(0.6);
         yr = if chart.log_y {
             let (lo, hi) = (yr.start.ln(), yr.end.ln());
             yr.start..(lo + (hi - lo) / (1.0 - f)).exp()
@@ -450,10 +447,38 @@ fn marker_indices(kind: LineKind, len: usize, series_index: usize) -> Vec<usize>
     }
 }
 
-/// The corner of the plot with the fewest plotted points (and how many it has), for
-/// the legend to hide as little data as possible. Positions are compared in axis
-/// fractions (log axes in log space), corners as the outer 45% of each axis.
-fn legend_corner(series: &[Vec<Point>], frame: &Frame) -> (SeriesLabelPosition, usize) {
+/// The legend's size as fractions of the plot area (width, height): its labels
+/// measured in the legend font, plus the marker, padding and border plotters draws
+/// around them. The plot area is the figure less its margins, caption and axis areas
+/// (the sizes [`draw_on`] gives them).
+fn legend_fraction(chart: &LineChart) -> (f64, f64) {
+    register_fonts();
+    let font = ("sans-serif", 10.0).into_font();
+    let widest = chart
+        .series
+        .iter()
+        .map(|s| {
+            font.box_size(&s.label)
+                .map_or(7.0 * s.label.chars().count() as f64, |(w, _)| f64::from(w))
+        })
+        .fold(0.0_f64, f64::max);
+    let (w, h) = chart.size.pixels();
+    let plot_w = (f64::from(w) - 2.0 * 6.0 - 48.0).max(40.0);
+    let plot_h = (f64::from(h) - 2.0 * 6.0 - 20.0 - 34.0).max(40.0);
+    let legend_w = widest + 40.0;
+    let legend_h = 14.0 * chart.series.len() as f64 + 12.0;
+    ((legend_w / plot_w).min(1.0), (legend_h / plot_h).min(1.0))
+}
+
+/// The corner of the plot whose legend box covers the fewest plotted points (and how
+/// many), for the legend to hide none if it can. The box is measured
+/// ([`legend_fraction`]) and placed as plotters places it, a few pixels in from the
+/// corner; positions are compared in axis fractions (log axes in log space).
+fn legend_corner(
+    chart: &LineChart,
+    series: &[Vec<Point>],
+    frame: &Frame,
+) -> (SeriesLabelPosition, usize) {
     let frac = |v: f64, (lo, hi): (f64, f64), log: bool| {
         if log {
             (v.ln() - lo.ln()) / (hi.ln() - lo.ln())
@@ -461,6 +486,9 @@ fn legend_corner(series: &[Vec<Point>], frame: &Frame) -> (SeriesLabelPosition, 
             (v - lo) / (hi - lo)
         }
     };
+    // A little more than the box, for the markers' own size and the inset.
+    let (bw, bh) = legend_fraction(chart);
+    let (bw, bh) = ((bw + 0.06).min(1.0), (bh + 0.06).min(1.0));
     let corners = [
         (SeriesLabelPosition::UpperLeft, false, true),
         (SeriesLabelPosition::UpperRight, true, true),
@@ -481,8 +509,8 @@ fn legend_corner(series: &[Vec<Point>], frame: &Frame) -> (SeriesLabelPosition, 
             .filter(|&(x, y)| {
                 let fx = frac(x, frame.x_span, frame.log_x);
                 let fy = frac(y, frame.y_span, frame.log_y);
-                (if right { fx > 0.55 } else { fx < 0.45 })
-                    && (if upper { fy > 0.55 } else { fy < 0.45 })
+                (if right { fx > 1.0 - bw } else { fx < bw })
+                    && (if upper { fy > 1.0 - bh } else { fy < bh })
             })
             .count();
         if count < best.0 {

@@ -139,6 +139,7 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
             (ecdf_panels(spec, &df, table)?, df)
         }
     };
+    polish(&mut panels);
     share_styles(&mut panels);
     // Mobility covariates come from the trajectories alone, whatever the algorithm did.
     let covariate = match &spec.kind {
@@ -160,6 +161,76 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
         spec: spec.clone(),
         panels,
     })
+}
+
+/// Times below this many seconds are drawn in milliseconds.
+const MILLISECONDS_BELOW: f64 = 0.1;
+
+/// What a paper needs before printing a chart, done here rather than by hand: a series
+/// that is zero at every point (RL's route-discovery messages) is left out and named in
+/// the caption (the table keeps it), and an axis in seconds whose values all lie below
+/// 0.1 s is drawn in milliseconds (3.2 ms, not 0.0032 s), in every panel of the figure
+/// alike. The tables keep the stored unit.
+fn polish(panels: &mut [Panel]) {
+    for panel in panels.iter_mut() {
+        let zero = |s: &Series| {
+            s.points.iter().all(|p| {
+                p.y == 0.0 && p.low.is_none_or(|l| l == 0.0) && p.high.is_none_or(|h| h == 0.0)
+            })
+        };
+        let series = std::mem::take(&mut panel.chart.series);
+        let (dropped, kept): (Vec<Series>, Vec<Series>) = series
+            .into_iter()
+            .partition(|s| zero(s) && !s.points.is_empty());
+        if kept.is_empty() || dropped.is_empty() {
+            panel.chart.series = kept.into_iter().chain(dropped).collect();
+            continue;
+        }
+        panel.chart.series = kept;
+        let names: Vec<&str> = dropped.iter().map(|s| s.label.as_str()).collect();
+        panel.note.push_str(&format!(
+            " Left out of the chart, being zero at every point: {} (the table has them).",
+            names.join(", ")
+        ));
+    }
+    let largest = |panels: &[Panel], of: &dyn Fn(&Point) -> [Option<f64>; 3]| {
+        panels
+            .iter()
+            .flat_map(|p| p.chart.series.iter())
+            .flat_map(|s| s.points.iter())
+            .flat_map(|p| of(p).into_iter().flatten())
+            .fold(0.0_f64, |m, v| m.max(v.abs()))
+    };
+    let in_seconds = |label: &str| label.contains("(s)");
+    let y_largest = largest(panels, &|p| [Some(p.y), p.low, p.high]);
+    if panels.iter().all(|p| in_seconds(&p.chart.y_label))
+        && y_largest > 0.0
+        && y_largest < MILLISECONDS_BELOW
+    {
+        for panel in panels.iter_mut() {
+            let chart = &mut panel.chart;
+            chart.y_label = chart.y_label.replace("(s)", "(ms)");
+            chart.reference_y = chart.reference_y.map(|r| r * 1e3);
+            for p in chart.series.iter_mut().flat_map(|s| s.points.iter_mut()) {
+                p.y *= 1e3;
+                p.low = p.low.map(|v| v * 1e3);
+                p.high = p.high.map(|v| v * 1e3);
+            }
+        }
+    }
+    let x_largest = largest(panels, &|p| [Some(p.x), None, None]);
+    if panels.iter().all(|p| in_seconds(&p.chart.x_label))
+        && x_largest > 0.0
+        && x_largest < MILLISECONDS_BELOW
+    {
+        for panel in panels.iter_mut() {
+            let chart = &mut panel.chart;
+            chart.x_label = chart.x_label.replace("(s)", "(ms)");
+            for p in chart.series.iter_mut().flat_map(|s| s.points.iter_mut()) {
+                p.x *= 1e3;
+            }
+        }
+    }
 }
 
 /// Gives each series label one style (colour and marker) across all panels of a

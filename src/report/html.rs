@@ -312,8 +312,8 @@ const STYLE: &str = "\
 body{font-family:'DejaVu Sans',Verdana,sans-serif;max-width:1200px;margin:2em auto;\
 padding:0 1em;color:#222;line-height:1.4}\
 h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}\
-table{border-collapse:collapse;font-size:.85em;margin:.5em 0}\
-th,td{border:1px solid #ccc;padding:.2em .5em;text-align:right}\
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0;max-width:100%}\
+th,td{border:1px solid #ccc;padding:.2em .5em;text-align:right}th,td.t{overflow-wrap:anywhere}\
 th{background:#f3f3f3}td.t,th.t{text-align:left}\
 .ok{background:#e8f5e9;border:2px solid #2e7d32;padding:.6em 1em}\
 .bad{background:#ffebee;border:2px solid #c62828;padding:.6em 1em}\
@@ -357,7 +357,9 @@ fn significant(x: f64) -> String {
 fn table_html(df: &DataFrame, out: &mut String) {
     out.push_str("<table><tr>");
     for name in df.get_column_names() {
-        let _ = write!(out, "<th>{}</th>", escape(name));
+        // Long column names (`runs_with_violations`) may break after an underscore, so
+        // a wide table fits the page instead of scrolling sideways.
+        let _ = write!(out, "<th>{}</th>", escape(name).replace('_', "_<wbr>"));
     }
     out.push_str("</tr>\n");
     let columns = df.columns();

@@ -215,6 +215,19 @@ pub fn interval(
     confidence: f64,
     support: Support,
 ) -> Option<Interval> {
+    interval_resampled(sample, method, confidence, support, BOOTSTRAP_RESAMPLES)
+}
+
+/// [`interval`] with `resamples` bootstrap resamples instead of
+/// [`BOOTSTRAP_RESAMPLES`]: coverage simulations run thousands of intervals and can
+/// afford fewer per interval.
+pub fn interval_resampled(
+    sample: Sample<'_>,
+    method: IntervalMethod,
+    confidence: f64,
+    support: Support,
+    resamples: usize,
+) -> Option<Interval> {
     assert!(
         confidence > 0.0 && confidence < 1.0,
         "confidence {confidence} outside (0, 1)"
@@ -255,7 +268,7 @@ pub fn interval(
         }
         (sample, IntervalMethod::BootstrapPercentile | IntervalMethod::BootstrapBca) => {
             let bca = method == IntervalMethod::BootstrapBca;
-            bootstrap(sample, estimate, alpha, bca)?
+            bootstrap(sample, estimate, alpha, (bca, resamples.max(1)))?
         }
         _ => return None,
     };
@@ -367,12 +380,17 @@ fn seed_of(sample: Sample<'_>) -> u64 {
 }
 
 /// The percentile or BCa bootstrap interval at level 1 − α.
-fn bootstrap(sample: Sample<'_>, estimate: f64, alpha: f64, bca: bool) -> Option<(f64, f64)> {
+fn bootstrap(
+    sample: Sample<'_>,
+    estimate: f64,
+    alpha: f64,
+    (bca, resamples): (bool, usize),
+) -> Option<(f64, f64)> {
     let n = sample.n() as usize;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed_of(sample));
-    let mut replicates: Vec<f64> = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
+    let mut replicates: Vec<f64> = Vec::with_capacity(resamples);
     let mut picks = vec![0usize; n];
-    for _ in 0..BOOTSTRAP_RESAMPLES {
+    for _ in 0..resamples {
         for p in picks.iter_mut() {
             *p = rng.random_range(0..n);
         }

@@ -17,6 +17,7 @@
 //! Nothing here knows about runs, tables or families: these are functions of numbers,
 //! tested against closed forms and, in `tests/interval_coverage.rs`, by simulation.
 
+pub mod coverage;
 pub mod intervals;
 pub mod moments;
 pub mod quantiles;

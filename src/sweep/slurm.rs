@@ -51,6 +51,9 @@ pub struct Jobs {
     pub partition: Option<String>,
     /// Wall-time limit per job, in a format Slurm accepts (checked by [`check_time`]).
     pub time: Option<String>,
+    /// For a sweep with a precision target: the most waves it can take, after which
+    /// the merge job stops resubmitting; `None` for a fixed plan.
+    pub waves: Option<u32>,
 }
 
 impl Jobs {
@@ -112,7 +115,9 @@ impl Jobs {
     }
 
     /// The merge job: checks every run is stored (exit 1 lists the missing ones) and
-    /// compacts the tables.
+    /// compacts the tables. For a sweep with a precision target, runs missing after a
+    /// wave are the next wave's (points short of their target): the job submits the
+    /// array job again and itself after it, up to [`Jobs::waves`] times.
     pub fn merge_script(&self) -> String {
         let mut s = self.header(
             &format!("linkrev-{}-merge", self.experiment),
@@ -124,11 +129,37 @@ impl Jobs {
              # runs once every array task has succeeded, is cancelled if one failed.\n",
         );
         s.push_str("set -euo pipefail\n");
+        let Some(waves) = self.waves else {
+            let _ = writeln!(
+                s,
+                "exec {} merge {}",
+                quote(&self.exe),
+                quote(&self.results)
+            );
+            return s;
+        };
         let _ = writeln!(
             s,
-            "exec {} merge {}",
-            quote(&self.exe),
-            quote(&self.results)
+            "\n# A sweep with a precision target runs in waves: `linkrev merge` exits 1 while\n\
+             # points short of their target need more runs, and this job then submits the\n\
+             # array job again and itself after it (at most {waves} waves in all).\n\
+             wave=\"${{LINKREV_WAVE:-1}}\"\n\
+             status=0\n\
+             {exe} merge {results} || status=$?\n\
+             if [ \"$status\" -ne 1 ]; then exit \"$status\"; fi\n\
+             if [ \"$wave\" -ge {waves} ]; then\n\
+             \x20   echo \"linkrev: runs still missing after $wave waves; the list is above\" >&2\n\
+             \x20   exit 1\n\
+             fi\n\
+             array=$(sbatch --parsable {array})\n\
+             array=\"${{array%%;*}}\"\n\
+             merge=$(sbatch --parsable --dependency=afterok:\"$array\" --kill-on-invalid-dep=yes \\\n\
+             \x20   --export=ALL,LINKREV_WAVE=$((wave + 1)) {merge})\n\
+             echo \"wave $wave merged; wave $((wave + 1)): array job $array, merge job ${{merge%%;*}}\"",
+            exe = quote(&self.exe),
+            results = quote(&self.results),
+            array = quote(&self.array_script_path()),
+            merge = quote(&self.merge_script_path()),
         );
         s
     }
@@ -241,6 +272,7 @@ mod tests {
             cpus_per_task: 4,
             partition: None,
             time: None,
+            waves: None,
         }
     }
 

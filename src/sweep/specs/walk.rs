@@ -147,8 +147,9 @@ impl Parser<'_> {
             }),
             (None, true) => {
                 return Err(self.err(
-                    "precision",
-                    "replications from min to max need a [precision] target to stop on",
+                    "replications",
+                    "replications from min to max need a [precision] section with the \
+                     target to stop on",
                 ));
             }
             (Some(Value::Table(_)), false) => {

@@ -1,0 +1,333 @@
+//! Sequential sweeps (`replications = { min, max, batch }` with `[precision]`): the
+//! decision rule on made-up stored values, the runs of a stopped sweep against a fixed
+//! sweep of `max` replications, thread counts, shards run in turns, and located errors
+//! for bad precision settings.
+
+use linkrev::stats::Target;
+use linkrev::sweep::sequential::{Status, StoredValues, decide};
+use linkrev::sweep::specs;
+use polars::prelude::*;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn linkrev(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(args)
+        .output()
+        .expect("run linkrev")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+/// RL against Raymond at two rates, small enough for a debug build; `replications`
+/// and `precision` as given.
+fn spec_text(replications: &str, precision: &str) -> String {
+    format!(
+        r#"name = "seq"
+master_seed = 11
+replications = {replications}
+algorithms = ["me-rl", "me-raymond"]
+
+[mobility]
+nodes = 8
+area = "600x300"
+speed_min = 1.0
+speed_max = 10.0
+pause = 5.0
+duration = 40.0
+
+[workload]
+rate = [0.2, 1.0]
+cs_time = 0.05
+{precision}"#
+    )
+}
+
+const PRECISION: &str = r#"
+[precision]
+metrics = ["msgs_per_cs"]
+relative_half_width = 0.08
+"#;
+
+const SEQUENTIAL: &str = "{ min = 3, max = 12, batch = 3 }";
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn runs(dir: &Path) -> DataFrame {
+    let file = std::fs::File::open(dir.join("runs.parquet")).expect("compacted runs table");
+    ParquetReader::new(file).finish().unwrap()
+}
+
+#[test]
+fn the_rule_reads_only_a_points_first_n_replications() {
+    let spec = specs::parse(
+        &spec_text(SEQUENTIAL, PRECISION),
+        Path::new("/nowhere/seq.toml"),
+    )
+    .unwrap();
+    let plan = specs::expand(&spec).unwrap();
+    let sequential = spec.sequential.clone().unwrap();
+    assert_eq!(sequential.precision.target, Target::Relative(0.08));
+    assert_eq!(plan.runs.len(), 2 * 2 * 12);
+    // Nothing stored: every point wants its first 3 replications of both algorithms.
+    let empty = decide(&plan, &sequential, &StoredValues::new());
+    assert_eq!(empty.wanted.len(), 2 * 2 * 3);
+    assert_eq!(empty.missing, 12);
+    assert!(
+        empty
+            .points
+            .iter()
+            .all(|p| p.status == Status::Running && p.n == 3)
+    );
+
+    // Point rate=0.2: constant values, met at min. Point rate=1.0: values alternate
+    // between 1 and 100 for replications below 9, then equal 50: short at 3 and 6,
+    // and still short at 9 (the alternation is in its first 9), so it reaches max.
+    let mut stored = StoredValues::new();
+    for run in plan.runs.iter() {
+        let rate = run
+            .params
+            .iter()
+            .find(|(k, _)| k == "rate")
+            .map(|(_, v)| v.to_string())
+            .unwrap();
+        let v = if rate == "0.2" {
+            10.0
+        } else if run.replication < 9 {
+            if run.replication % 2 == 0 { 1.0 } else { 100.0 }
+        } else {
+            50.0
+        };
+        stored.insert(run.index, vec![Some(v)]);
+    }
+    let d = decide(&plan, &sequential, &stored);
+    assert_eq!(d.points.len(), 2);
+    assert_eq!((d.points[0].status, d.points[0].n), (Status::Met, 3));
+    assert_eq!(
+        (d.points[1].status, d.points[1].n),
+        (Status::StoppedAtMax, 12)
+    );
+    assert!(d.done());
+    assert_eq!(d.wanted.len(), 2 * 3 + 2 * 12);
+
+    // Replications beyond a point's n change nothing: rewrite every run of rate=0.2
+    // above replication 2 with wild values.
+    let mut wild = stored.clone();
+    for run in plan.runs.iter().filter(|r| r.replication >= 3) {
+        if run.key.contains("rate=0.2") {
+            wild.insert(run.index, vec![Some(1e9 * f64::from(run.replication))]);
+        }
+    }
+    assert_eq!(decide(&plan, &sequential, &wild), d);
+
+    // A missing run of the first 3 keeps a point running, whatever else is stored.
+    let first = plan
+        .runs
+        .iter()
+        .find(|r| r.key.contains("rate=1.0") && r.replication == 1)
+        .unwrap();
+    let mut gap = stored.clone();
+    gap.remove(&first.index);
+    let d = decide(&plan, &sequential, &gap);
+    assert_eq!(
+        (d.points[1].status, d.points[1].n, d.missing),
+        (Status::Running, 3, 1)
+    );
+}
+
+#[test]
+fn a_stopped_sweep_is_a_subset_of_the_fixed_one_for_any_threads_and_shards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let sequential = write(dir, "seq.toml", &spec_text(SEQUENTIAL, PRECISION));
+    let fixed = write(dir, "fixed.toml", &spec_text("12", ""));
+
+    let one = dir.join("one");
+    let err = ok(&linkrev(&[
+        "sweep",
+        &sequential,
+        "--threads",
+        "1",
+        "--results",
+        one.to_str().unwrap(),
+    ]));
+    assert!(err.contains("wave 1: 2 points"), "{err}");
+    assert!(err.contains("complete: every point met its target or reached max"));
+    let two = dir.join("two");
+    ok(&linkrev(&[
+        "sweep",
+        &sequential,
+        "--threads",
+        "2",
+        "--results",
+        two.to_str().unwrap(),
+    ]));
+    for t in linkrev::results::store::tables() {
+        let name = format!("{t}.parquet");
+        assert_eq!(
+            std::fs::read(one.join(&name)).unwrap(),
+            std::fs::read(two.join(&name)).unwrap(),
+            "{name} differs between 1 and 2 threads"
+        );
+    }
+
+    // Shards taking turns, each run as often as it has work: the same tables.
+    let sharded = dir.join("sharded");
+    let s = sharded.to_str().unwrap();
+    for _ in 0..20 {
+        for shard in ["1/2", "2/2"] {
+            ok(&linkrev(&[
+                "sweep",
+                &sequential,
+                "--shard",
+                shard,
+                "--results",
+                s,
+            ]));
+        }
+        let merged = linkrev(&["merge", s]);
+        if merged.status.success() {
+            break;
+        }
+        assert_eq!(merged.status.code(), Some(1), "missing runs: exit 1");
+    }
+    for t in linkrev::results::store::tables() {
+        let name = format!("{t}.parquet");
+        assert_eq!(
+            std::fs::read(one.join(&name)).unwrap(),
+            std::fs::read(sharded.join(&name)).unwrap(),
+            "{name} differs between one process and shards in turns"
+        );
+    }
+
+    // Every stored run is the fixed sweep's run of the same key, to the bit.
+    let whole = dir.join("fixed");
+    ok(&linkrev(&[
+        "sweep",
+        &fixed,
+        "--results",
+        whole.to_str().unwrap(),
+    ]));
+    let stopped = runs(&one);
+    let all = runs(&whole);
+    assert!(
+        stopped.height() < all.height(),
+        "the target stopped some point early"
+    );
+    let drop = ["experiment", "tool_version"];
+    let stopped = stopped.drop_many(drop);
+    let all = all.drop_many(drop);
+    let index = |df: &DataFrame| -> Vec<u64> {
+        df.column("run_index")
+            .unwrap()
+            .u64()
+            .unwrap()
+            .into_no_null_iter()
+            .collect()
+    };
+    let keep: Vec<u64> = index(&stopped);
+    let mask: BooleanChunked = index(&all).iter().map(|i| keep.contains(i)).collect();
+    let subset = all.filter(&mask).unwrap();
+    assert!(
+        subset.equals_missing(&stopped),
+        "runs of the stopped sweep differ from the fixed sweep's"
+    );
+
+    // merge and report name each point's replications and status.
+    let merged = linkrev(&["merge", one.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&merged.stdout);
+    assert!(
+        text.contains("rate=0.2") && text.contains("rate=1.0"),
+        "{text}"
+    );
+    let report = dir.join("report");
+    ok(&linkrev(&[
+        "report",
+        one.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+    ]));
+    let precision = std::fs::read_to_string(report.join("data/_precision.csv")).unwrap();
+    assert_eq!(precision.lines().count(), 3, "{precision}");
+    let page = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(page.contains("id=\"precision\""));
+}
+
+#[test]
+fn bad_precision_settings_are_located_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str, &str); 9] = [
+        (
+            SEQUENTIAL,
+            "[precision]\nmetrics = [\"wait_men\"]\nrelative_half_width = 0.05\n",
+            "precision.metrics[0]: `wait_men` is not a metric of this spec's algorithms; did you mean `wait_mean`?",
+        ),
+        (
+            SEQUENTIAL,
+            "[precision]\nmetrics = [\"wait_mean\"]\nrelative_half_width = 0.0\n",
+            "precision.relative_half_width: must be above 0",
+        ),
+        (
+            SEQUENTIAL,
+            "[precision]\nmetrics = [\"wait_mean\"]\nhalf_width = -1\n",
+            "precision.half_width: must be above 0",
+        ),
+        (
+            "{ min = 20, max = 10, batch = 5 }",
+            PRECISION,
+            "replications.min: min (20) is greater than max (10)",
+        ),
+        (
+            "{ min = 5, max = 10, batch = 0 }",
+            PRECISION,
+            "replications.batch: must be a positive integer, got 0",
+        ),
+        (
+            SEQUENTIAL,
+            "[precision]\nmetrics = [\"wait_mean\"]\nrelative_half_width = 0.05\npaired = \"me-krl\"\n",
+            "precision.paired: `me-krl` is not an algorithm of this spec",
+        ),
+        (
+            SEQUENTIAL,
+            "[precision]\nmetrics = [\"wait_mean\"]\nrelative_half_width = 0.05\nconfidence = 95\n",
+            "precision.confidence: wrong type",
+        ),
+        (
+            SEQUENTIAL,
+            "",
+            "replications: replications from min to max need a [precision]",
+        ),
+        (
+            "10",
+            PRECISION,
+            "replications: a [precision] target needs replications = { min",
+        ),
+    ];
+    for (i, (replications, precision, expected)) in cases.iter().enumerate() {
+        let path = write(
+            tmp.path(),
+            &format!("bad{i}.toml"),
+            &spec_text(replications, precision),
+        );
+        let out = linkrev(&["sweep", &path, "--dry-run"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "case {i}: {err}");
+        assert!(err.contains(expected), "case {i}: {err}");
+        // file:line: key: problem.
+        let file = format!("bad{i}.toml:");
+        let after = err.split(&file).nth(1).unwrap_or("");
+        let line = after.split(':').next().unwrap_or("");
+        assert!(line.parse::<u32>().is_ok(), "case {i} has no line: {err}");
+    }
+}

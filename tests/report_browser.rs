@@ -98,4 +98,23 @@ fn report_renders_in_headless_chromium_without_console_errors() {
     assert_eq!(dom.matches("<svg").count(), page.matches("<svg").count());
     assert!(page.matches("<svg").count() >= 12);
     assert!(dom.contains("id=\"safety\""));
+
+    // No table makes the page scroll sideways at a laptop's width: a copy of the page
+    // with a probe script records whether the document is wider than the window.
+    let probe = out.join("probe.html");
+    let script = "<script>document.body.setAttribute('data-wide', \
+                  String(document.documentElement.scrollWidth > \
+                  document.documentElement.clientWidth));</script></body>";
+    std::fs::write(&probe, page.replace("</body>", script)).unwrap();
+    let dom = browse(
+        &browser,
+        &profile,
+        &["--dump-dom", "--window-size=1280,2400"],
+        &format!("file://{}", probe.display()),
+    );
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        dom.contains("data-wide=\"false\""),
+        "the report is wider than a 1280-pixel window"
+    );
 }

@@ -24,6 +24,7 @@ use crate::registry::Algorithm;
 use crate::results::aggregate::{
     IntervalSpec, float_values, paired_difference, summarize, summarize_ratio, summarize_share,
 };
+use crate::results::tables::RUN_COLUMNS;
 use crate::stats::intervals::SampleKind;
 use crate::stats::{IntervalMethod, Support};
 use polars::prelude::*;
@@ -75,6 +76,9 @@ pub fn column_label(name: &str) -> String {
     if name == super::VARIANT {
         return "algorithm variant".to_string();
     }
+    if let Some(m) = RUN_COLUMNS.iter().find(|m| m.column == name) {
+        return m.label.to_string();
+    }
     let label = match name {
         "rate" => "request rate λ (1/s per node)",
         "speed_max" => "maximum speed (m/s)",
@@ -84,12 +88,6 @@ pub fn column_label(name: &str) -> String {
         "range" => "radio range (m)",
         "duration" => "simulated time (s)",
         "cs_time" => "CS duration",
-        "mob_link_change_rate" => "link changes per second",
-        "mob_mean_degree" => "mean node degree",
-        "mob_mean_link_duration" => "mean link duration (s)",
-        "mob_mean_components" => "mean number of components",
-        "mob_frac_time_connected" => "fraction of time connected",
-        "mob_mean_speed" => "mean node speed (m/s)",
         _ => Algorithm::all()
             .flat_map(|a| a.params().iter())
             .find(|p| p.name == name)
@@ -707,7 +705,11 @@ struct ColumnStats {
 /// The [`ColumnStats`] of `name`: a family metric's declaration, the report's
 /// indicators and message ratios, or a t interval on any real for anything else.
 fn column_stats(name: &str) -> ColumnStats {
-    if let Some(m) = crate::family::ALL.iter().find_map(|f| f.metric(name)) {
+    let declared = crate::family::ALL
+        .iter()
+        .find_map(|f| f.metric(name))
+        .or_else(|| RUN_COLUMNS.iter().find(|m| m.column == name));
+    if let Some(m) = declared {
         return ColumnStats {
             support: m.support,
             method: m.interval,

@@ -12,6 +12,25 @@ use crate::run::RunOutput;
 use crate::topology::stats::MobilityStats;
 use polars::prelude::*;
 
+/// The columns every `runs` row has besides its family's metrics that a figure may
+/// plot, declared as families declare theirs (label with unit, kind, support): the
+/// run's own counts and its mobility covariates (`crate::topology::stats`).
+pub const RUN_COLUMNS: &[family::def::Metric] = &[
+    family::def::Metric::count("events", "events simulated"),
+    family::def::Metric::count("messages", "messages sent"),
+    family::def::Metric::count("topology_changes", "topology changes"),
+    family::def::Metric::count("safety_violations", "safety violations"),
+    family::def::Metric::count("tokens_lost", "tokens lost"),
+    family::def::Metric::count("messages_lost", "messages lost"),
+    family::def::Metric::count("mob_link_changes", "link changes"),
+    family::def::Metric::real("mob_link_change_rate", "link changes per second"),
+    family::def::Metric::real("mob_mean_degree", "mean node degree"),
+    family::def::Metric::real("mob_mean_link_duration", "mean link duration (s)"),
+    family::def::Metric::real("mob_mean_components", "mean number of components"),
+    family::def::Metric::fraction("mob_frac_time_connected", "fraction of time connected"),
+    family::def::Metric::real("mob_mean_speed", "mean node speed (m/s)"),
+];
+
 /// Everything one finished run contributes to the store.
 #[derive(Clone, Debug)]
 pub struct RunRecord {

@@ -98,9 +98,9 @@ mod walk;
 
 pub use checks::check_traces;
 pub use expand::{estimated_runs, expand, plan_from_file};
-pub use precision::Sequential;
 pub use schema::{
-    Choice, MAX_RUNS, MobilityKind, PauseShape, Scope, Spec, SpecParam, SpecValue, SpeedShape,
+    Choice, MAX_RUNS, MobilityKind, PauseShape, Scope, Sequential, Spec, SpecParam, SpecValue,
+    SpeedShape,
 };
 pub use seeds::{fnv1a64, run_seed};
 pub(crate) use walk::closest;

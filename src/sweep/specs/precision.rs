@@ -14,20 +14,11 @@
 //! [`crate::stats::sequential`]; how a sweep applies it, in
 //! [`crate::sweep::sequential`].
 
-use super::walk::closest;
-use crate::input::{InputError, Location};
+use super::schema::describe;
+use crate::input::{InputError, Location, closest};
 use crate::registry::Algorithm;
 use crate::stats::{Precision, Replications, Target};
 use toml::{Table, Value};
-
-/// A spec's sequential settings: how replications grow and the target that stops them.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Sequential {
-    /// From `min` to `max`, `batch` at a time.
-    pub replications: Replications,
-    /// What each point must reach.
-    pub precision: Precision,
-}
 
 /// The keys of `[precision]`.
 const PRECISION_KEYS: &[&str] = &[
@@ -56,7 +47,7 @@ fn count(e: &Errors<'_>, key: &str, value: &Value) -> Result<u32, InputError> {
         Value::Integer(i) => Err(e.at(key, format!("must be a positive integer, got {i}"))),
         other => Err(e.at(
             key,
-            format!("wrong type: expected an integer, got {}", other.type_str()),
+            format!("wrong type: expected an integer, got {}", describe(other)),
         )),
     }
 }
@@ -141,7 +132,7 @@ pub(super) fn precision(
         let Value::String(name) = v else {
             return Err(e.at(
                 &path,
-                format!("wrong type: expected a metric name, got {}", v.type_str()),
+                format!("wrong type: expected a metric name, got {}", describe(v)),
             ));
         };
         if !known.contains(&name.as_str()) {
@@ -171,7 +162,7 @@ pub(super) fn precision(
             Some(Value::Integer(i)) => Err(e.at(&path, format!("must be above 0, got {i}"))),
             Some(other) => Err(e.at(
                 &path,
-                format!("wrong type: expected a number, got {}", other.type_str()),
+                format!("wrong type: expected a number, got {}", describe(other)),
             )),
         }
     };
@@ -206,7 +197,7 @@ pub(super) fn precision(
                 "precision.confidence",
                 format!(
                     "wrong type: expected a number between 0 and 1, got {}",
-                    other.type_str()
+                    describe(other)
                 ),
             ));
         }
@@ -237,7 +228,7 @@ pub(super) fn precision(
                 "precision.paired",
                 format!(
                     "wrong type: expected an algorithm name, got {}",
-                    other.type_str()
+                    describe(other)
                 ),
             ));
         }

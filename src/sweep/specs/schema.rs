@@ -95,6 +95,15 @@ pub enum MobilityKind {
     Traces,
 }
 
+/// A spec's sequential settings: how replications grow and the target that stops them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sequential {
+    /// From `min` to `max`, `batch` at a time.
+    pub replications: crate::stats::Replications,
+    /// What each point must reach.
+    pub precision: crate::stats::Precision,
+}
+
 /// A validated experiment spec.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Spec {
@@ -109,7 +118,7 @@ pub struct Spec {
     pub replications: u32,
     /// The precision target and how replications grow towards it (`replications =
     /// { min, max, batch }` with `[precision]`); `None` for a fixed count.
-    pub sequential: Option<super::precision::Sequential>,
+    pub sequential: Option<Sequential>,
     /// In the order written.
     pub algorithms: Vec<Algorithm>,
     /// Generated or read mobility.
@@ -392,6 +401,19 @@ fn delay_text(model: DelayModel) -> String {
         DelayModel::Exponential { min, mean } => {
             format!("exp:{}:{}", duration_text(min), duration_text(mean))
         }
+    }
+}
+
+/// A short description of a value's type, for "wrong type" errors.
+pub(super) fn describe(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("a string \"{s}\""),
+        Value::Integer(i) => format!("an integer {i}"),
+        Value::Float(x) => format!("a float {x}"),
+        Value::Boolean(b) => format!("a boolean {b}"),
+        Value::Datetime(d) => format!("a date-time {d}"),
+        Value::Array(_) => "a list".to_string(),
+        Value::Table(_) => "a table".to_string(),
     }
 }
 

@@ -2,11 +2,13 @@
 //! names the file, the line, the key path (with the list index, `mobility.speed_max[1]`)
 //! and the problem, with a "did you mean" for a misspelt key or word.
 
-use super::precision::{self, Sequential};
+use super::precision;
 use super::schema::{
     Field, Kind, MobilityKind, NETWORK_FIELDS, RWP_FIELDS, Scope, Spec, SpecParam, SpecValue,
     TOP_KEYS, TRACE_FIELDS, WORKLOAD_FIELDS, default_value,
 };
+use super::schema::{Sequential, describe};
+pub(crate) use crate::input::closest;
 use crate::input::{InputError, Location};
 use crate::params;
 use crate::protocol::ParamValue;
@@ -577,50 +579,10 @@ fn workload_families() -> String {
         .join(", ")
 }
 
-/// A short description of a value's type, for "wrong type" errors.
-fn describe(v: &Value) -> String {
-    match v {
-        Value::String(s) => format!("a string \"{s}\""),
-        Value::Integer(i) => format!("an integer {i}"),
-        Value::Float(x) => format!("a float {x}"),
-        Value::Boolean(b) => format!("a boolean {b}"),
-        Value::Datetime(d) => format!("a date-time {d}"),
-        Value::Array(_) => "a list".to_string(),
-        Value::Table(_) => "a table".to_string(),
-    }
-}
-
-/// The known key closest to `key` in edit distance, if close enough to be a likely typo.
-pub(crate) fn closest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
-    known
-        .iter()
-        .map(|k| (edit_distance(key, k), *k))
-        .min()
-        .filter(|(d, k)| *d <= 2.max(k.len() / 3))
-        .map(|(_, k)| k)
-}
-
-/// Levenshtein distance (insertions, deletions, substitutions), by characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (diagonal + usize::from(ca != *cb))
-                .min(row[j] + 1)
-                .min(row[j + 1] + 1);
-            diagonal = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::edit_distance;
 
     #[test]
     fn suggestions_need_a_close_key() {

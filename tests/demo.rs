@@ -2,6 +2,9 @@
 //! every figure of the built-in figure spec is written with its data, and the report is
 //! byte-identical whatever the thread counts (the sweep's and polars').
 
+#[path = "common/report_data.rs"]
+mod report_data;
+
 use std::process::{Command, Output};
 
 fn demo(out: &std::path::Path, results: &std::path::Path, threads: &str) -> Output {
@@ -59,7 +62,13 @@ fn quick_demo_writes_every_figure_and_is_thread_count_independent() {
     }
     let page = std::fs::read_to_string(&index).unwrap();
     assert!(page.contains("demo-me") && page.contains("demo-le"));
-    intervals_fit_their_metrics_and_figures_need_no_retouching(&out1, &page);
+    let intervals = report_data::intervals_in_support(&out1.join("data"));
+    assert!(intervals > 50, "only {intervals} intervals");
+    assert!(page.contains("(ms)"), "no axis was drawn in milliseconds");
+    assert!(
+        page.contains("Left out of the chart, being zero at every point"),
+        "RL's zero route-discovery series was drawn"
+    );
 
     // A second demo (fresh results, two threads) writes the same report, byte for byte.
     let run = demo(&out2, &results, "2");
@@ -83,46 +92,6 @@ fn quick_demo_writes_every_figure_and_is_thread_count_independent() {
         let b = std::fs::read(out2.join(rel)).unwrap();
         assert!(a == b, "{} differs between thread counts", rel.display());
     }
-}
-
-/// Issue 37's rules on the demo's report: no interval of a non-negative metric below
-/// zero (every metric the demo plots is one; paired differences may have either sign),
-/// every interval named, times of milliseconds drawn in ms, and RL's route-discovery
-/// messages (zero everywhere) left out of its breakdown with a note.
-fn intervals_fit_their_metrics_and_figures_need_no_retouching(out: &std::path::Path, page: &str) {
-    let mut intervals = 0;
-    for entry in std::fs::read_dir(out.join("data")).unwrap() {
-        let path = entry.unwrap().path();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let mut lines = text.lines();
-        let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
-        let (Some(low), Some(method)) = (
-            header.iter().position(|c| *c == "ci_low"),
-            header.iter().position(|c| *c == "interval"),
-        ) else {
-            continue;
-        };
-        let paired = header.contains(&"mean_a");
-        for line in lines {
-            // Variant names hold no commas, so a plain split finds the columns.
-            let cells: Vec<&str> = line.split(',').collect();
-            assert!(
-                !cells[method].is_empty(),
-                "{}: unnamed interval",
-                path.display()
-            );
-            if let Ok(low) = cells[low].parse::<f64>() {
-                intervals += 1;
-                assert!(paired || low >= 0.0, "{}: {line}", path.display());
-            }
-        }
-    }
-    assert!(intervals > 50, "only {intervals} intervals");
-    assert!(page.contains("(ms)"), "no axis was drawn in milliseconds");
-    assert!(
-        page.contains("Left out of the chart, being zero at every point"),
-        "RL's zero route-discovery series was drawn"
-    );
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {

@@ -2,6 +2,9 @@
 //! computed here by hand from the runs and requests tables), and `linkrev report` end
 //! to end through the binary.
 
+#[path = "common/report_data.rs"]
+mod report_data;
+
 use linkrev::plot::LineKind;
 use linkrev::report::figspec::{self, FigureKind};
 use linkrev::report::figures::{self, MAX_ECDF_POINTS, ecdf_points};
@@ -660,6 +663,7 @@ fn shipped_figure_specs_draw_from_their_studies() {
             figures.display(),
             String::from_utf8_lossy(&run.stderr)
         );
+        report_data::intervals_in_support(&out.join("data"));
         let specs = figspec::load(&figures).unwrap();
         let page = std::fs::read_to_string(out.join("index.html")).unwrap();
         for f in &specs {

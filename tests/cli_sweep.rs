@@ -503,7 +503,8 @@ fn compacted_tables_that_lack_a_runs_rows_are_refused_by_merge_and_report() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(
-            err.contains(&format!("run {key} has 0 of its")) && err.contains("`requests` rows"),
+            err.contains(&format!("run {key} recorded"))
+                && err.contains("`requests` rows but the table holds only 0"),
             "{args:?}: {err}"
         );
     }
@@ -636,4 +637,77 @@ fn walk(dir: &Path) -> Vec<(PathBuf, u64)> {
     }
     files.sort();
     files
+}
+
+/// The same shard started twice at once (a requeued Slurm task beside the one still
+/// running), many times over, and a shard of another split beside it: the second copy
+/// is refused or finds its runs stored, and the merged tables always equal a clean
+/// run's, never with a run twice or a row missing.
+#[test]
+fn the_same_shard_twice_at_once_never_stores_a_run_twice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), 6);
+    let clean = tmp.path().join("clean");
+    ok(&linkrev(&[
+        "sweep",
+        &spec,
+        "--results",
+        clean.to_str().unwrap(),
+    ]));
+    let start = |dir: &Path, shard: &str| {
+        Command::new(env!("CARGO_BIN_EXE_linkrev"))
+            .args(["sweep", &spec, "--results", dir.to_str().unwrap()])
+            .args(["--shard", shard, "--threads", "1"])
+            .output_in_background()
+    };
+    let (mut refused, mut overlapping) = (0, 0);
+    for trial in 0..6 {
+        let dir = tmp.path().join(format!("trial{trial}"));
+        // Trials alternate between a twin of shard 1/2 and shard 1/3 beside it.
+        let other = if trial % 2 == 0 { "1/2" } else { "1/3" };
+        let first = start(&dir, "1/2");
+        std::thread::sleep(Duration::from_millis(30 * trial as u64));
+        let second = start(&dir, other).wait_with_output().unwrap();
+        let first = first.wait_with_output().unwrap();
+        ok(&first);
+        if !second.status.success() {
+            let err = String::from_utf8_lossy(&second.stderr);
+            assert_eq!(second.status.code(), Some(2), "{err}");
+            if other == "1/2" {
+                assert!(err.contains("shard 1/2 is already running"), "{err}");
+                refused += 1;
+            } else {
+                assert!(err.contains("must split the plan the same way"), "{err}");
+                overlapping += 1;
+            }
+        }
+        // Finish the plan with the other half (and the 1/3 split's runs, if it ran).
+        ok(&linkrev(&[
+            "sweep",
+            &spec,
+            "--results",
+            dir.to_str().unwrap(),
+            "--shard",
+            "2/2",
+        ]));
+        let merged = linkrev(&["merge", dir.to_str().unwrap()]);
+        ok(&merged);
+        assert_eq!(tables(&clean), tables(&dir), "trial {trial}");
+    }
+    eprintln!("twins refused {refused} times, other splits {overlapping} times");
+    assert!(refused + overlapping > 0, "no trial ran the two at once");
+}
+
+/// Spawns a command with its output captured, without waiting for it.
+trait Background {
+    fn output_in_background(&mut self) -> std::process::Child;
+}
+
+impl Background for Command {
+    fn output_in_background(&mut self) -> std::process::Child {
+        self.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start linkrev")
+    }
 }

@@ -456,21 +456,7 @@ fn real_slurm_runs_the_sweep_as_an_array_and_merges_to_the_local_tables() {
         cluster.diagnostics(&results)
     );
 
-    let local = work.path().join("local");
-    ok(&linkrev(
-        &[
-            "sweep",
-            spec.to_str().unwrap(),
-            "--results",
-            local.to_str().unwrap(),
-        ],
-        &[],
-    ));
-    assert!(
-        tables(&local) == tables(&results),
-        "tables merged on Slurm differ from a local run\n{}",
-        cluster.diagnostics(&results)
-    );
+    same_as_local(&cluster, &spec, &results, &work.path().join("local"));
     let waves = sequential_sweep_runs_in_waves(&cluster, work.path());
     drop(cluster);
     eprintln!(
@@ -537,7 +523,13 @@ fn sequential_sweep_runs_in_waves(cluster: &Cluster, work: &Path) -> usize {
         "no merge job compacted the tables\n{}",
         cluster.diagnostics(&results)
     );
-    let local = work.join("sequential local");
+    same_as_local(cluster, &spec, &results, &work.join("sequential local"));
+    logs.len()
+}
+
+/// Runs `spec` locally into `local` and asserts its tables equal those merged on the
+/// cluster into `results`.
+fn same_as_local(cluster: &Cluster, spec: &Path, results: &Path, local: &Path) {
     ok(&linkrev(
         &[
             "sweep",
@@ -548,9 +540,9 @@ fn sequential_sweep_runs_in_waves(cluster: &Cluster, work: &Path) -> usize {
         &[],
     ));
     assert!(
-        tables(&local) == tables(&results),
-        "sequential tables merged on Slurm differ from a local run\n{}",
-        cluster.diagnostics(&results)
+        tables(local) == tables(results),
+        "tables merged on Slurm ({}) differ from a local run\n{}",
+        spec.display(),
+        cluster.diagnostics(results)
     );
-    logs.len()
 }

@@ -285,7 +285,7 @@ fn a_shard_removes_only_its_own_orphans_and_no_temporary_files() {
         std::fs::write(path, b"x").unwrap();
     }
     let shard = Shard::parse("1/2").unwrap();
-    Store::open_shard(dir, &|i| shard.contains(i)).unwrap();
+    Store::open_shard(dir, (1, 2), &|i| shard.contains(i)).unwrap();
     assert!(!orphan0.exists(), "shard 1's own orphan is removed");
     assert!(
         orphan1.exists(),

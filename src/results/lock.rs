@@ -9,6 +9,9 @@
 //!   holder's pid, host, command and start time, which a refused process prints;
 //! - **shared** (`sweep --shard`): shards of one Slurm array job write disjoint runs
 //!   side by side, so they share the lock; no exclusive writer may run beside them.
+//!   Each shard also holds its own index's lock (`.linkrev.shard-K-of-N.lock`,
+//!   exclusive, recording its holder), so the same shard twice at once is refused, and
+//!   so is a shard of another split (`1/3` beside `1/2`), whose runs overlap.
 //!
 //! The lock is an OS file lock (`flock`) on the file, which the kernel releases when its
 //! holder dies however it dies, so a lock left by a killed process is never in the way:
@@ -23,6 +26,9 @@ use std::path::{Path, PathBuf};
 
 /// The lock file's name inside a results directory.
 pub const LOCK_FILE: &str = ".linkrev.lock";
+
+/// Start of the name of a shard's own lock file, `.linkrev.shard-2-of-8.lock`.
+pub const SHARD_LOCK_PREFIX: &str = ".linkrev.shard-";
 
 /// A held lock on a results directory; released when dropped.
 #[derive(Debug)]
@@ -146,9 +152,66 @@ impl DirLock {
         Self::take(dir, false)
     }
 
+    /// Takes the lock of shard `index` of `count` in `dir`, besides the shared lock of
+    /// the directory ([`DirLock::shared`]): the same shard run twice at once (a requeued
+    /// Slurm task beside the one still running, a "failed" shard rerun by hand) would
+    /// store its runs twice and clean up the other's chunks, so the second is refused,
+    /// naming the first. Shards that split the plan another way (`1/3` beside `1/2`)
+    /// own overlapping runs and are refused too.
+    pub fn shard(dir: &Path, index: usize, count: usize) -> anyhow::Result<[DirLock; 2]> {
+        let shared = Self::take(dir, false)?;
+        let name = format!("{SHARD_LOCK_PREFIX}{index}-of-{count}.lock");
+        let own = Self::take_file(dir, &name, true).map_err(|e| {
+            anyhow::anyhow!(
+                "{e}\n(shard {index}/{count} is already running there: two copies of one \
+                 shard would store its runs twice)"
+            )
+        })?;
+        // Any shard of another split that is running now.
+        let listing =
+            std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))?;
+        for entry in listing {
+            let path = entry?.path();
+            let Some(other) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let Some(split) = other
+                .strip_prefix(SHARD_LOCK_PREFIX)
+                .and_then(|rest| rest.strip_suffix(".lock"))
+                .and_then(|rest| rest.split_once("-of-"))
+            else {
+                continue;
+            };
+            if split.1 == count.to_string() {
+                continue;
+            }
+            let Ok(mut file) = File::open(&path) else {
+                continue;
+            };
+            if let (Err(TryLockError::WouldBlock), recorded) = try_lock_settled(&mut file, false) {
+                let who = recorded.map_or_else(|| "another shard".to_string(), |h| h.describe());
+                bail!(
+                    "{} is being written by shard {}/{} ({who}): shards of one results \
+                     directory must split the plan the same way (all K/{}, or wait for it \
+                     to finish)",
+                    dir.display(),
+                    split.0,
+                    split.1,
+                    split.1
+                );
+            }
+            let _ = file.unlock();
+        }
+        Ok([shared, own])
+    }
+
     fn take(dir: &Path, exclusive: bool) -> anyhow::Result<DirLock> {
+        Self::take_file(dir, LOCK_FILE, exclusive)
+    }
+
+    fn take_file(dir: &Path, name: &str, exclusive: bool) -> anyhow::Result<DirLock> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let path = dir.join(LOCK_FILE);
+        let path = dir.join(name);
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)

@@ -38,8 +38,9 @@ pub struct Store {
     dir: PathBuf,
     /// Runs per compacted file ([`PART_RUNS`] unless a test asks for fewer).
     part_runs: u64,
-    /// Held by a store that writes (see [`DirLock`]); `None` for a read-only one.
-    _lock: Option<DirLock>,
+    /// Held by a store that writes (see [`DirLock`]): the directory's lock, and a
+    /// shard's own index lock; none for a read-only store.
+    _locks: Vec<DirLock>,
 }
 
 /// Removes `dir`'s temporary files of interrupted writes (`.linkrev-*.tmp`).
@@ -120,7 +121,7 @@ impl Store {
     /// and run again by the next sweep).
     pub fn open(dir: &Path) -> anyhow::Result<Self> {
         let lock = DirLock::exclusive(dir)?;
-        Self::open_with(dir, None, lock)
+        Self::open_with(dir, None, vec![lock])
     }
 
     /// The same store compacting into files of `runs` runs instead of [`PART_RUNS`]:
@@ -135,15 +136,19 @@ impl Store {
     /// batches of the runs this shard `owns` (by run index) and leaves temporary files
     /// alone, since they may be another shard's writes in progress. `linkrev merge`,
     /// which runs alone, cleans up the rest.
-    pub fn open_shard(dir: &Path, owns: &dyn Fn(usize) -> bool) -> anyhow::Result<Self> {
-        let lock = DirLock::shared(dir)?;
-        Self::open_with(dir, Some(owns), lock)
+    pub fn open_shard(
+        dir: &Path,
+        (index, count): (usize, usize),
+        owns: &dyn Fn(usize) -> bool,
+    ) -> anyhow::Result<Self> {
+        let locks = DirLock::shard(dir, index, count)?;
+        Self::open_with(dir, Some(owns), locks.into())
     }
 
     fn open_with(
         dir: &Path,
         owns: Option<&dyn Fn(usize) -> bool>,
-        lock: DirLock,
+        locks: Vec<DirLock>,
     ) -> anyhow::Result<Self> {
         for table in tables() {
             fs::create_dir_all(dir.join(table))
@@ -161,7 +166,7 @@ impl Store {
         let store = Store {
             dir: dir.to_path_buf(),
             part_runs: PART_RUNS,
-            _lock: Some(lock),
+            _locks: locks,
         };
         store.drop_incomplete_batches(owns)?;
         let committed: Vec<_> = parquet_files(&dir.join(RUNS))?
@@ -261,14 +266,14 @@ impl Store {
         Ok(Store {
             dir: dir.to_path_buf(),
             part_runs: PART_RUNS,
-            _lock: None,
+            _locks: Vec::new(),
         })
     }
 
     /// Whether this store was opened as one shard of an array job ([`Store::open_shard`]),
     /// beside other shards: it must not compact or clean up other shards' runs.
     pub fn is_shard(&self) -> bool {
-        self._lock.as_ref().is_some_and(|lock| !lock.is_exclusive())
+        self._locks.first().is_some_and(|lock| !lock.is_exclusive())
     }
 
     /// The results directory (normally `results/<experiment>`).
@@ -547,7 +552,7 @@ impl Store {
             missing.iter().map(|m| m.run_key.as_str()).collect();
         let shown: Vec<String> = missing.iter().take(10).map(ToString::to_string).collect();
         bail!(
-            "{}: the tables lack rows of {} stored run(s): {}{}; {what_now}",
+            "{}: the tables do not hold the rows {} stored run(s) recorded: {}{}; {what_now}",
             self.dir.display(),
             runs.len(),
             shown.join("; "),
@@ -757,12 +762,25 @@ pub struct MissingRows {
 }
 
 impl std::fmt::Display for MissingRows {
+    /// Says which way the count is wrong: rows missing (a lost or truncated chunk), or
+    /// rows beyond what the run recorded (the run stored twice, by two processes).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "run {} has {} of its {} `{}` rows",
-            self.run_key, self.found, self.recorded, self.table
-        )
+        let (run, table, found, recorded) = (&self.run_key, self.table, self.found, self.recorded);
+        if found < recorded {
+            write!(
+                f,
+                "run {run} recorded {recorded} `{table}` rows but the table holds only \
+                 {found} ({} missing)",
+                recorded - found
+            )
+        } else {
+            write!(
+                f,
+                "run {run} recorded {recorded} `{table}` rows but the table holds {found} \
+                 ({} too many: the run is stored more than once)",
+                found - recorded
+            )
+        }
     }
 }
 

@@ -142,6 +142,35 @@ impl Simulation {
     }
 }
 
+/// Counts, over the repetitions of a simulation, the intervals that held the truth.
+#[derive(Default)]
+struct Tally {
+    covered: u32,
+    cut: u32,
+    runs: u64,
+    repetitions: u32,
+}
+
+impl Tally {
+    /// One repetition: its interval (if any), the true value and its sample size.
+    fn add(&mut self, found: Option<Interval>, truth: f64, n: usize) {
+        self.covered += u32::from(found.is_some_and(|i| i.low <= truth && truth <= i.high));
+        self.cut += u32::from(found.is_some_and(|i| i.cut));
+        self.runs += n as u64;
+        self.repetitions += 1;
+    }
+
+    fn coverage(&self) -> Coverage {
+        let reps = f64::from(self.repetitions.max(1));
+        Coverage {
+            covered: f64::from(self.covered) / reps,
+            repetitions: self.repetitions,
+            mean_n: self.runs as f64 / reps,
+            cut: f64::from(self.cut) / reps,
+        }
+    }
+}
+
 /// The coverage of `method` at `level` for samples of `n` from `dist`. Proportion
 /// methods see the successes of the draws; the others, the draws.
 pub fn fixed_n(
@@ -156,23 +185,16 @@ pub fn fixed_n(
         resamples,
     } = sim;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let truth = dist.mean();
-    let (mut covered, mut cut) = (0u32, 0u32);
+    let mut tally = Tally::default();
     let mut values = vec![0.0; n];
     for _ in 0..repetitions {
         for v in values.iter_mut() {
             *v = dist.draw(&mut rng);
         }
         let found = one_interval(&values, method, level, (dist.support(), resamples));
-        covered += u32::from(found.is_some_and(|i| i.low <= truth && truth <= i.high));
-        cut += u32::from(found.is_some_and(|i| i.cut));
+        tally.add(found, dist.mean(), n);
     }
-    Coverage {
-        covered: f64::from(covered) / f64::from(repetitions),
-        repetitions,
-        mean_n: n as f64,
-        cut: f64::from(cut) / f64::from(repetitions),
-    }
+    tally.coverage()
 }
 
 fn one_interval(
@@ -202,7 +224,7 @@ pub fn ratio(method: IntervalMethod, (n, level): (usize, f64), sim: Simulation) 
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let events = Distribution::Exponential { mean: 4.0 };
     let noise = Distribution::Normal { mean: 0.0, sd: 2.0 };
-    let (mut covered, mut cut) = (0u32, 0u32);
+    let mut tally = Tally::default();
     let (mut x, mut y) = (vec![0.0; n], vec![0.0; n]);
     for _ in 0..repetitions {
         for i in 0..n {
@@ -214,15 +236,9 @@ pub fn ratio(method: IntervalMethod, (n, level): (usize, f64), sim: Simulation) 
             denominators: &x,
         };
         let found = interval_resampled(sample, method, level, Support::NonNegative, resamples);
-        covered += u32::from(found.is_some_and(|i| i.low <= 3.0 && 3.0 <= i.high));
-        cut += u32::from(found.is_some_and(|i| i.cut));
+        tally.add(found, 3.0, n);
     }
-    Coverage {
-        covered: f64::from(covered) / f64::from(repetitions),
-        repetitions,
-        mean_n: n as f64,
-        cut: f64::from(cut) / f64::from(repetitions),
-    }
+    tally.coverage()
 }
 
 /// The coverage of the sequential procedure ([`super::sequential`]): replications of
@@ -240,8 +256,7 @@ pub fn sequential(
         resamples,
     } = sim;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let truth = dist.mean();
-    let (mut covered, mut cut, mut total_n) = (0u32, 0u32, 0u64);
+    let mut tally = Tally::default();
     for _ in 0..repetitions {
         let mut values: Vec<f64> = (0..schedule.min).map(|_| dist.draw(&mut rng)).collect();
         let found = loop {
@@ -262,14 +277,7 @@ pub fn sequential(
                 _ => break found,
             }
         };
-        total_n += values.len() as u64;
-        covered += u32::from(found.is_some_and(|i| i.low <= truth && truth <= i.high));
-        cut += u32::from(found.is_some_and(|i| i.cut));
+        tally.add(found, dist.mean(), values.len());
     }
-    Coverage {
-        covered: f64::from(covered) / f64::from(repetitions),
-        repetitions,
-        mean_n: total_n as f64 / f64::from(repetitions),
-        cut: f64::from(cut) / f64::from(repetitions),
-    }
+    tally.coverage()
 }

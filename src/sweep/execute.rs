@@ -210,7 +210,9 @@ pub fn execute(
 /// sweep could take the directory.
 pub fn open_store(dir: &Path, options: &ExecuteOptions) -> anyhow::Result<Store> {
     match options.shard {
-        Some(shard) => Store::open_shard(dir, &|index| shard.contains(index)),
+        Some(shard) => Store::open_shard(dir, (shard.index, shard.count), &|index| {
+            shard.contains(index)
+        }),
         None => Store::open(dir),
     }
 }

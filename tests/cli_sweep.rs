@@ -322,6 +322,41 @@ rate = [0.1, 0.5]
         String::from_utf8_lossy(&report.stderr)
     );
     assert!(out.join("index.html").is_file());
+
+    // A complete directory needs its traces no more: merge and report without them.
+    let kept = tmp.path().join("a.tcl.kept");
+    std::fs::rename(traces.join("a.tcl"), &kept).unwrap();
+    ok(&linkrev(&["merge", results.to_str().unwrap()]));
+    let again = tmp.path().join("report2");
+    ok(&linkrev(&[
+        "report",
+        results.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]));
+    std::fs::rename(&kept, traces.join("a.tcl")).unwrap();
+
+    // A trace regenerated between two shards (or a kill and a resume) is refused by
+    // the next shard and by merge, naming the file, instead of being mixed in.
+    let mixed = tmp.path().join("results").join("mixed");
+    let m = mixed.to_str().unwrap();
+    let s = spec.to_str().unwrap();
+    ok(&linkrev(&["sweep", s, "--results", m, "--shard", "1/2"]));
+    let mut text = std::fs::read_to_string(traces.join("a.tcl")).unwrap();
+    text.push_str("# regenerated\n");
+    std::fs::write(traces.join("a.tcl"), text).unwrap();
+    for args in [
+        vec!["sweep", s, "--results", m, "--shard", "2/2"],
+        vec!["merge", m],
+    ] {
+        let out = linkrev(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("a.tcl") && err.contains("has changed since the runs stored"),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 #[test]

@@ -341,6 +341,7 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     let plan = spec_copy::plan(&args.dir).map_err(|missing| in_use_or(&args.dir, missing))?;
     let store = Store::open(&args.dir)?;
     store.check_version()?;
+    crate::sweep::fingerprints::check_present(&plan, &args.dir)?;
     let decision = sequential::decide_stored(&plan, &store)?;
     if let Some(decision) = &decision {
         print_points(decision)?;

@@ -18,12 +18,14 @@ pub const SPEC_COPY: &str = "spec.toml";
 /// resolved), against which trace paths are resolved.
 pub const SPEC_ORIGIN: &str = "spec-origin.txt";
 
-/// Creates `dir` and keeps a copy of the plan's spec there; refuses a directory that
-/// holds results of a different spec.
+/// Creates `dir` and keeps a copy of the plan's spec there, with its traces'
+/// fingerprints ([`super::fingerprints`]); refuses a directory that holds results of a
+/// different spec, or of a trace that has changed since.
 pub fn keep(plan: &Plan, dir: &Path) -> anyhow::Result<()> {
     let spec_text = std::fs::read(&plan.spec_path)
         .with_context(|| format!("reading {}", plan.spec_path.display()))?;
-    keep_text(&spec_text, &plan.spec_path, dir)
+    keep_text(&spec_text, &plan.spec_path, dir)?;
+    super::fingerprints::record_or_check(plan, dir)
 }
 
 /// Refuses `dir` if it holds results of a different spec than the plan's, writing
@@ -83,7 +85,7 @@ pub fn read(dir: &Path) -> anyhow::Result<(String, PathBuf)> {
 /// The plan of the sweep that wrote `dir`, from its spec copy.
 pub fn plan(dir: &Path) -> anyhow::Result<Plan> {
     let (text, path) = read(dir)?;
-    let spec = specs::parse(&text, &path)
+    let spec = specs::parse_stored(&text, &path)
         .with_context(|| format!("re-reading the spec copy in {}", dir.display()))?;
     Ok(specs::expand(&spec)?)
 }

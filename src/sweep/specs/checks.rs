@@ -13,6 +13,9 @@ use crate::protocol::{ParamKind, ParamValue};
 /// with random waypoint, every trace (read once, only if some id is above 0) with
 /// trace files.
 pub(super) fn check_node_ids(spec: &Spec) -> Result<(), InputError> {
+    if spec.stored {
+        return Ok(());
+    }
     let node_params: Vec<&SpecParam> = spec
         .params
         .iter()
@@ -78,6 +81,33 @@ pub(super) fn check_node_ids(spec: &Spec) -> Result<(), InputError> {
         }
     }
     Ok(())
+}
+
+/// Every file a spec's runs read their mobility from: each trace, as written in the
+/// spec and resolved from its directory, then (with `activity = "beside"`) each
+/// trace's SUMO activity file.
+pub fn trace_files(spec: &Spec) -> Vec<(String, std::path::PathBuf)> {
+    let Some(traces) = spec.param("trace") else {
+        return Vec::new();
+    };
+    let beside = spec.param("activity").is_some_and(|a| {
+        a.typed
+            .iter()
+            .any(|v| matches!(v, SpecValue::Choice(_, Choice::Activity(true))))
+    });
+    let mut files = Vec::new();
+    for v in &traces.typed {
+        let SpecValue::Trace(path) = v else { continue };
+        let full = spec.base_dir().join(path);
+        if beside {
+            let activity = crate::mobility::format::activity_path(&full);
+            files.push((path.clone(), full));
+            files.push((format!("activity file of {path}"), activity));
+        } else {
+            files.push((path.clone(), full));
+        }
+    }
+    files
 }
 
 /// Reads every trace a spec names (with its activity file when `activity = "beside"`),

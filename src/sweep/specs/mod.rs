@@ -96,12 +96,12 @@ pub(crate) mod schema;
 pub(crate) mod seeds;
 mod walk;
 
-pub use checks::check_traces;
+pub use checks::{check_traces, trace_files};
 pub use expand::{estimated_runs, expand, plan_from_file};
 pub use schema::{
     Choice, MAX_RUNS, MobilityKind, PauseShape, Scope, Sequential, Spec, SpecParam, SpecValue,
     SpeedShape,
 };
-pub use seeds::{fnv1a64, run_seed};
+pub use seeds::{FNV_OFFSET, fnv1a64, fnv1a64_more, run_seed};
 pub(crate) use walk::closest;
-pub use walk::{load, parse};
+pub use walk::{load, parse, parse_stored};

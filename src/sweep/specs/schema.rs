@@ -128,6 +128,9 @@ pub struct Spec {
     /// The spec's text, to give errors found after parsing (in
     /// [`expand`](super::expand())) their line.
     pub text: String,
+    /// Read from a results directory's spec copy ([`super::parse_stored`]): the checks
+    /// that read trace files were made when the sweep ran, and are not made again.
+    pub stored: bool,
 }
 
 impl Spec {

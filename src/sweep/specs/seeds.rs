@@ -6,8 +6,16 @@ use crate::sim::seeds;
 /// 64-bit FNV-1a over the bytes of `text`: a fixed, documented hash (unlike std's
 /// randomly keyed hasher), so a key's seed is the same in every process and release.
 pub fn fnv1a64(text: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
+    fnv1a64_more(FNV_OFFSET, text.as_bytes())
+}
+
+/// FNV-1a's starting value (its "offset basis").
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Continues an FNV-1a hash `h` over `bytes`, so a file can be hashed a piece at a
+/// time: `fnv1a64_more(fnv1a64_more(FNV_OFFSET, a), b)` is the hash of `a` then `b`.
+pub fn fnv1a64_more(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }

@@ -27,6 +27,18 @@ pub fn load(path: &Path) -> Result<Spec, InputError> {
 
 /// Validates spec text; `path` names the file in errors and anchors relative trace paths.
 pub fn parse(text: &str, path: &Path) -> Result<Spec, InputError> {
+    parse_with(text, path, false)
+}
+
+/// Validates the spec copy of a results directory (`merge`, `report`): as [`parse`],
+/// but trace files need not exist any more. Their paths are kept, and the checks that
+/// read them passed when the sweep ran; a stored run needs no trace to be merged or
+/// drawn.
+pub fn parse_stored(text: &str, path: &Path) -> Result<Spec, InputError> {
+    parse_with(text, path, true)
+}
+
+fn parse_with(text: &str, path: &Path, stored: bool) -> Result<Spec, InputError> {
     let file = path.display().to_string();
     let table: Table = toml::from_str(text).map_err(|e| {
         let location = match e.span() {
@@ -42,7 +54,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Spec, InputError> {
         }
         InputError::new(location, message)
     })?;
-    Parser { file, path }
+    Parser { file, path, stored }
         .spec(&table, text)
         .map_err(|e| with_toml_line(e, text))
 }
@@ -99,6 +111,8 @@ fn toml_line(text: &str, key_path: &str) -> Option<usize> {
 struct Parser<'a> {
     file: String,
     path: &'a Path,
+    /// A results directory's spec copy: trace files need not exist.
+    stored: bool,
 }
 
 impl Parser<'_> {
@@ -229,6 +243,7 @@ impl Parser<'_> {
             mobility,
             params,
             text: text.to_string(),
+            stored: self.stored,
         })
     }
 
@@ -556,7 +571,7 @@ impl Parser<'_> {
                         resolved.display()
                     )));
                 }
-                if !resolved.is_file() {
+                if !resolved.is_file() && !self.stored {
                     return Err(problem(format!(
                         "trace file `{}` does not exist (paths are relative to the spec's \
                          directory)",

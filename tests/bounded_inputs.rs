@@ -2,6 +2,7 @@
 //! of these once ran for minutes, allocated until memory ran out, or was clamped
 //! silently. Each must now end at once with exit 2 and a message naming the flag.
 
+use polars::prelude::{ParquetReader, SerReader};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -277,4 +278,52 @@ fn a_replay_window_too_busy_for_a_page_is_refused_before_it_is_written() {
     );
     assert!(stderr.contains("--from and --to"), "{stderr}");
     assert!(!page.exists(), "nothing written");
+}
+
+#[test]
+fn a_spec_sets_every_runs_event_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = |budget: &str| {
+        format!(
+            "name = \"budget\"\nmaster_seed = 3\nreplications = 2\nalgorithms = [\"me-rl\"]\n\
+             {budget}\n[mobility]\nnodes = 6\narea = \"400x300\"\nduration = 20.0\n\
+             [network]\ndelay = \"const:2ns\"\n[workload]\nrate = 1.0\n"
+        )
+    };
+    let path = tmp.path().join("budget.toml");
+    std::fs::write(&path, spec("max_events = 500")).unwrap();
+    let results = tmp.path().join("results");
+    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(["sweep", path.to_str().unwrap(), "--results"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let runs = std::fs::File::open(results.join("runs.parquet")).unwrap();
+    let runs = ParquetReader::new(runs).finish().unwrap();
+    let events = runs.column("events").unwrap().u64().unwrap().clone();
+    let aborted = runs.column("aborted").unwrap().str().unwrap().clone();
+    for (events, aborted) in events.iter().zip(aborted.iter()) {
+        assert_eq!(events, Some(500));
+        assert!(aborted.is_some_and(|a| a.contains("event budget of 500 events")));
+    }
+    // The seeds are those of the same spec without a budget: it changes when a run is
+    // stopped, never what it draws.
+    std::fs::write(&path, spec("")).unwrap();
+    let without = linkrev::sweep::specs::plan_from_file(&path).unwrap();
+    std::fs::write(&path, spec("max_events = 500")).unwrap();
+    let with = linkrev::sweep::specs::plan_from_file(&path).unwrap();
+    assert_eq!(with.runs.get(1).seed, without.runs.get(1).seed);
+    assert_eq!(with.runs.get(1).config.max_events, Some(500));
+    std::fs::write(&path, spec("max_events = 0")).unwrap();
+    let (code, stderr) = refused(&["sweep", path.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("max_events: must be a positive number of events"),
+        "{stderr}"
+    );
 }

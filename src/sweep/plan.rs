@@ -261,7 +261,7 @@ fn materialize(expansion: &Expansion, index: usize) -> PlannedRun {
         seed,
         params,
         &point,
-        &expansion.base_dir,
+        (&expansion.base_dir, spec.max_events),
     )
 }
 
@@ -281,7 +281,7 @@ fn planned_run(
     seed: u64,
     params: Vec<(String, ParamValue)>,
     point: &Point<'_>,
-    base_dir: &Path,
+    (base_dir, max_events): (&Path, Option<u64>),
 ) -> PlannedRun {
     let (mobility, duration) = match point.get("trace") {
         Some(SpecValue::Trace(path)) => {
@@ -326,7 +326,7 @@ fn planned_run(
         duration: duration.map_or(SimTime::ZERO, SimTime::from_secs_f64),
         seed,
         script: None,
-        max_events: None,
+        max_events,
     };
     PlannedRun {
         index,

@@ -119,6 +119,10 @@ pub struct Spec {
     /// The precision target and how replications grow towards it (`replications =
     /// { min, max, batch }` with `[precision]`); `None` for a fixed count.
     pub sequential: Option<Sequential>,
+    /// Every run's event budget (`max_events`), instead of the default derived from
+    /// its size ([`crate::sim::RunConfig::max_events`]). Not part of run keys or seeds:
+    /// a budget changes when a run is stopped, never what it draws.
+    pub max_events: Option<u64>,
     /// In the order written.
     pub algorithms: Vec<Algorithm>,
     /// Generated or read mobility.
@@ -202,6 +206,7 @@ pub(super) const TOP_KEYS: &[&str] = &[
     "workload",
     "params",
     "precision",
+    "max_events",
 ];
 
 pub(super) const RWP_FIELDS: &[Field] = &[

@@ -155,6 +155,17 @@ impl Parser<'_> {
         let replications =
             precision::replications(&self.file, self.required(table, "replications")?)?;
         let algorithms = self.algorithms(self.required(table, "algorithms")?)?;
+        let max_events = match table.get("max_events") {
+            None => None,
+            Some(Value::Integer(i)) if *i >= 1 => Some(*i as u64),
+            Some(Value::Integer(i)) => {
+                return Err(self.err(
+                    "max_events",
+                    format!("must be a positive number of events, got {i}"),
+                ));
+            }
+            Some(other) => return Err(self.wrong_type("max_events", "an integer", other)),
+        };
         let sequential = match (table.get("precision"), replications.is_sequential()) {
             (None, false) => None,
             (Some(Value::Table(t)), true) => Some(Sequential {
@@ -239,6 +250,7 @@ impl Parser<'_> {
             master_seed,
             replications: replications.max,
             sequential,
+            max_events,
             algorithms,
             mobility,
             params,

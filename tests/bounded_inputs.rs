@@ -327,3 +327,58 @@ fn a_spec_sets_every_runs_event_budget() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_trace_too_dense_for_memory_is_a_clean_error() {
+    // 20,000 nodes packed within range once aborted `trace stats` on a 4.4 GB
+    // allocation; here 200 nodes (19,900 links at once) against a limit of 1,000.
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("packed.tcl");
+    let mut text = String::new();
+    for i in 0..200 {
+        let (x, y) = (f64::from(i % 20) * 2.0, f64::from(i / 20) * 2.0);
+        text.push_str(&format!(
+            "$node_({i}) set X_ {x}\n$node_({i}) set Y_ {y}\n$node_({i}) set Z_ 0.0\n"
+        ));
+    }
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap();
+    for args in [
+        vec!["trace", "stats", p, "--duration", "10"],
+        vec![
+            "run",
+            "--algo",
+            "le-malpani",
+            "--trace",
+            p,
+            "--duration",
+            "10",
+        ],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+            .args(&args)
+            .env("LINKREV_MAX_LINKS", "1000")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("200 nodes at range 250 m have more than 1000 link intervals")
+                && err.contains("LINKREV_MAX_LINKS"),
+            "{args:?}: {err}"
+        );
+    }
+    let (code, stderr) = {
+        let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+            .args(["trace", "stats", p, "--duration", "10"])
+            .env("LINKREV_MAX_LINKS", "lots")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("LINKREV_MAX_LINKS"), "{stderr}");
+}

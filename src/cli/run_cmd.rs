@@ -14,7 +14,7 @@ use crate::sim::seeds::{self, Purpose};
 use crate::sim::{
     ChangeMode, CsTime, DelayModel, LinkBreak, NetworkConfig, RunConfig, SimTime, WorkloadConfig,
 };
-use crate::topology::events::{LinkTimeline, link_timeline};
+use crate::topology::events::{LinkTimeline, link_limit, try_link_timeline};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -204,7 +204,8 @@ fn mobility(args: &RunArgs) -> anyhow::Result<(Trace, LinkTimeline)> {
         (None, Some(spec)) => rwp::generate(&parse_rwp_spec(spec, args.seed)?)?,
         (None, None) => unreachable!("clap requires --trace or --rwp"),
     };
-    let timeline = link_timeline(&trace, args.range);
+    let timeline = try_link_timeline(&trace, args.range, link_limit()?)
+        .map_err(|e| InputError::parameter("--range", e.to_string()))?;
     Ok((trace, timeline))
 }
 

@@ -6,7 +6,7 @@ use crate::mobility::format::{LoadedTrace, ReadOptions, read_trace_with, write_t
 use crate::mobility::ns2::SetdestFooter;
 use crate::mobility::rwp::{self, PauseDist, RwpParams, SpeedDist, StartMode};
 use crate::mobility::{Area, Trace};
-use crate::topology::events::link_timeline;
+use crate::topology::events::{link_limit, try_link_timeline};
 use crate::topology::stats::{MobilityStats, mobility_stats};
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
@@ -292,7 +292,8 @@ fn load(file: &std::path::Path, read: &ReadArgs) -> anyhow::Result<LoadedTrace> 
 fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
     check_range(args.range)?;
     let loaded = load(&args.file, &args.read)?;
-    let timeline = link_timeline(&loaded.trace, args.range);
+    let timeline = try_link_timeline(&loaded.trace, args.range, link_limit()?)
+        .map_err(|e| InputError::file(&args.file, e.to_string()))?;
     let stats = mobility_stats(&loaded.trace, &timeline);
     let check = check_footer(loaded.footer.as_ref(), &stats);
     if args.json {
@@ -406,7 +407,8 @@ fn lint(args: LintArgs) -> anyhow::Result<Outcome> {
         );
         return Ok(Outcome::Success);
     }
-    let timeline = link_timeline(trace, args.range);
+    let timeline = try_link_timeline(trace, args.range, link_limit()?)
+        .map_err(|e| InputError::file(&args.file, e.to_string()))?;
     let stats = mobility_stats(trace, &timeline);
     let check = check_footer(Some(footer), &stats);
     let mut ok = true;

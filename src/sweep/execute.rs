@@ -14,7 +14,7 @@ use crate::mobility::rwp;
 use crate::results::store::{CompactProgress, Store};
 use crate::results::tables::{RunRecord, param_schema, runs_frame};
 use crate::sim::{RunConfig, SimTime};
-use crate::topology::events::link_timeline;
+use crate::topology::events::{link_limit, try_link_timeline};
 use crate::topology::stats::mobility_stats;
 use anyhow::Context;
 use std::collections::HashMap;
@@ -165,7 +165,7 @@ pub fn prepare_run(
     run.algorithm
         .check_node_ids(&run.algo_params, trace.node_count())
         .map_err(anyhow::Error::msg)?;
-    let timeline = link_timeline(&trace, run.range);
+    let timeline = try_link_timeline(&trace, run.range, link_limit()?)?;
     let mut config = run.config.clone();
     config.duration = SimTime::from_secs_f64(run.duration.unwrap_or(trace.duration));
     Ok((trace, timeline, config))

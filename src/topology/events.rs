@@ -144,11 +144,72 @@ impl LinkTimeline {
 /// # Panics
 /// If `range` is not positive and finite (callers validate user input first).
 pub fn link_timeline(trace: &Trace, range: f64) -> LinkTimeline {
+    try_link_timeline(trace, range, usize::MAX).expect("no limit on link intervals")
+}
+
+/// Link intervals a timeline may hold before [`try_link_timeline`] gives up: about
+/// 1.5 GB of intervals and the maps that stitch them. The shipped studies and `bench
+/// scale` (1,600 nodes, 300 s) stay far below; 20,000 nodes packed within range of each
+/// other have 200 million links at once.
+pub const MAX_LINK_INTERVALS: usize = 20_000_000;
+
+/// [`MAX_LINK_INTERVALS`], or the environment variable `LINKREV_MAX_LINKS` (1 to
+/// 4,000,000,000) where a machine has the memory for more.
+pub fn link_limit() -> Result<usize, crate::input::InputError> {
+    match std::env::var("LINKREV_MAX_LINKS") {
+        Err(_) => Ok(MAX_LINK_INTERVALS),
+        Ok(text) => text
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| (1..=4_000_000_000).contains(&n))
+            .ok_or_else(|| {
+                crate::input::InputError::parameter(
+                    "LINKREV_MAX_LINKS",
+                    format!("expected a number of links from 1 to 4000000000, got `{text}`"),
+                )
+            }),
+    }
+}
+
+/// A trace too dense to hold in memory: more link intervals than the limit.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "{nodes} nodes at range {range} m have more than {limit} link intervals by t = \
+     {at:.3} s (about {bytes_per} bytes each): too dense to simulate in memory; use a \
+     smaller range or fewer nodes, or raise the limit with LINKREV_MAX_LINKS"
+)]
+pub struct TooManyLinks {
+    /// Nodes of the trace.
+    pub nodes: usize,
+    /// The radio range, m.
+    pub range: f64,
+    /// The limit that was reached.
+    pub limit: usize,
+    /// Simulated time the solver had reached, s.
+    pub at: f64,
+    /// Approximate memory per interval.
+    pub bytes_per: usize,
+}
+
+/// [`link_timeline`], stopping with [`TooManyLinks`] once more than `limit` link
+/// intervals are held (the trace would exhaust memory long before finishing).
+pub fn try_link_timeline(
+    trace: &Trace,
+    range: f64,
+    limit: usize,
+) -> Result<LinkTimeline, TooManyLinks> {
     assert!(
         range.is_finite() && range > 0.0,
         "range must be positive, got {range}"
     );
-    let mut intervals = solve_intervals(trace, range);
+    let mut intervals = solve_intervals(trace, range, limit).map_err(|at| TooManyLinks {
+        nodes: trace.node_count(),
+        range,
+        limit,
+        at,
+        bytes_per: 64,
+    })?;
     if let Some(presence) = &trace.presence {
         intervals = within_presence(intervals, presence, trace.duration);
     }
@@ -157,13 +218,13 @@ pub fn link_timeline(trace: &Trace, range: f64) -> LinkTimeline {
         iv.start = iv.start.min(trace.duration);
         iv.end = iv.end.min(trace.duration);
     }
-    LinkTimeline {
+    Ok(LinkTimeline {
         range,
         duration: trace.duration,
         node_count: trace.node_count(),
         intervals,
         events,
-    }
+    })
 }
 
 /// Cuts each link interval to the time both ends are present (see
@@ -237,7 +298,9 @@ struct NodeBox {
 /// Solves every candidate pair window by window and stitches the pieces into maximal
 /// intervals (unclamped: ends may reach into the end-of-trace tail), sorted by
 /// `(a, b, start)`.
-fn solve_intervals(trace: &Trace, range: f64) -> Vec<LinkInterval> {
+/// The link intervals of `trace`; `Err(t)` once more than `limit` are held, `t` the
+/// start of the window being solved.
+fn solve_intervals(trace: &Trace, range: f64, limit: usize) -> Result<Vec<LinkInterval>, f64> {
     let n = trace.node_count();
     let duration = trace.duration;
     let horizon = duration + MERGE_GAP;
@@ -299,11 +362,14 @@ fn solve_intervals(trace: &Trace, range: f64) -> Vec<LinkInterval> {
                 );
                 stitcher.add_pair(&pieces, span);
             }
+            if stitcher.held() > limit {
+                return Err(from);
+            }
             active.push(current.clone());
         }
         stitcher.end_window();
     }
-    stitcher.finish()
+    Ok(stitcher.finish())
 }
 
 /// Joins each pair's pieces, within a window and across window boundaries, into maximal
@@ -367,6 +433,11 @@ impl Stitcher {
                 self.close(cur);
             }
         }
+    }
+
+    /// Intervals held: finished, and open in either map.
+    fn held(&self) -> usize {
+        self.done.len() + self.carried.len() + self.next.len()
     }
 
     /// Closes the intervals that did not continue into this window.

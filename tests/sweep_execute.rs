@@ -480,3 +480,47 @@ fn a_table_larger_than_a_file_is_split_by_run_index_and_reads_back_whole() {
         "thread count or batch size changed the split files"
     );
 }
+
+/// A compaction whose tables would not hold the rows their runs recorded (here a run
+/// stored twice, which `merge` refuses before compacting; `Store::compact` alone does
+/// not) removes what it wrote and keeps every chunk: the directory stays recoverable.
+#[test]
+fn a_compaction_that_fails_its_check_keeps_the_chunks() {
+    let plan = plan();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("d");
+    let never = AtomicBool::new(false);
+    // Shards never compact: every run is stored as chunks.
+    for shard in ["1/2", "2/2"] {
+        let shard = Some(Shard::parse(shard).unwrap());
+        execute(&plan, &dir, &options(1, 4, shard), &never, &Quiet).unwrap();
+    }
+    // A copy of one batch under another chunk name: its runs are stored twice.
+    let chunk = |table: &str| -> Vec<std::path::PathBuf> {
+        let mut files: Vec<_> = std::fs::read_dir(dir.join(table))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+            .collect();
+        files.sort();
+        files
+    };
+    let first = chunk("runs")[0].clone();
+    let name = first.file_name().unwrap().to_owned();
+    for table in table_names() {
+        let from = dir.join(table).join(&name);
+        std::fs::copy(&from, dir.join(table).join("chunk-99999999.parquet")).unwrap();
+    }
+    let before: Vec<usize> = table_names().iter().map(|t| chunk(t).len()).collect();
+    let store = Store::open(&dir).unwrap();
+    let err = store.compact().unwrap_err().to_string();
+    assert!(
+        err.contains("too many: the run is stored more than once")
+            && err.contains("the chunks kept"),
+        "{err}"
+    );
+    for (table, n) in table_names().iter().zip(before) {
+        assert_eq!(chunk(table).len(), n, "{table}: chunks removed");
+        assert!(!dir.join(format!("{table}.parquet")).exists(), "{table}");
+    }
+}

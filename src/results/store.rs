@@ -442,6 +442,7 @@ impl Store {
     /// [`Self::compact`], telling `report` before each chunk it merges (a large sweep's
     /// compaction takes minutes).
     pub fn compact_reporting(&self, report: &dyn Fn(CompactProgress<'_>)) -> anyhow::Result<()> {
+        let mut written: Vec<(&str, Vec<PathBuf>)> = Vec::new();
         for table in tables() {
             let compacted = self.dir.join(format!("{table}.parquet"));
             let parts = parquet_files(&self.dir.join(table))?;
@@ -479,10 +480,34 @@ impl Store {
             };
             stream_sorted(&parts, layout, &self.dir, table, report)
                 .with_context(|| format!("compacting {}", compacted.display()))?;
+            written.push((table, parts));
+            crate::memory::return_freed_memory();
+        }
+        // The chunks go only once the compacted tables are verified: tables that lack
+        // rows (or hold a run twice) are removed instead, so the chunks, from which
+        // they were made, are still there to look at and compact again.
+        if written.is_empty() {
+            return Ok(());
+        }
+        let missing = self.verify()?;
+        if let Some(first) = missing.first() {
+            for (table, _) in &written {
+                for file in self.compacted_files(table)? {
+                    fs::remove_file(&file)
+                        .with_context(|| format!("removing {}", file.display()))?;
+                }
+            }
+            bail!(
+                "{}: the compacted tables would not hold the rows their runs recorded ({} \
+                 run(s); the first: {first}); they were removed and the chunks kept",
+                self.dir.display(),
+                missing.len()
+            );
+        }
+        for (_, parts) in written {
             for p in &parts {
                 fs::remove_file(p).with_context(|| format!("removing {}", p.display()))?;
             }
-            crate::memory::return_freed_memory();
         }
         Ok(())
     }

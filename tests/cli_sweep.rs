@@ -746,3 +746,108 @@ impl Background for Command {
             .expect("start linkrev")
     }
 }
+
+/// A seeded chaos run over a small sweep: shards started (twice, sometimes), merges
+/// started beside them, processes killed at random moments. Whatever happens, each
+/// command ends with a result or a refusal, a merge that succeeds leaves the clean
+/// tables, and finishing the sweep afterwards gives the clean tables: never a run twice
+/// or a row missing.
+#[test]
+fn chaos_of_kills_twin_shards_and_merges_ends_clean_or_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), 4);
+    let clean = tmp.path().join("clean");
+    ok(&linkrev(&[
+        "sweep",
+        &spec,
+        "--results",
+        clean.to_str().unwrap(),
+    ]));
+    let dir = tmp.path().join("chaos");
+    let d = dir.to_str().unwrap().to_string();
+    // A fixed linear congruential sequence: the same chaos on every machine.
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % n
+    };
+    let mut running: Vec<(String, std::process::Child)> = Vec::new();
+    let mut merged = 0;
+    for _ in 0..24 {
+        let (what, args): (&str, Vec<String>) = match next(4) {
+            0 | 1 => {
+                let shard = format!("{}/2", 1 + next(2));
+                let args = [
+                    "sweep",
+                    &spec,
+                    "--results",
+                    &d,
+                    "--shard",
+                    &shard,
+                    "--threads",
+                    "1",
+                ];
+                ("shard", args.iter().map(|s| s.to_string()).collect())
+            }
+            2 => ("merge", vec!["merge".into(), d.clone()]),
+            _ => {
+                // Kill one running process without warning.
+                if !running.is_empty() {
+                    let i = next(running.len() as u64) as usize;
+                    let (_, mut child) = running.remove(i);
+                    let _ = child.kill();
+                    let _ = child.wait();
+                }
+                std::thread::sleep(Duration::from_millis(next(100)));
+                continue;
+            }
+        };
+        let child = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+            .args(&args)
+            .output_in_background();
+        running.push((what.to_string(), child));
+        std::thread::sleep(Duration::from_millis(next(150)));
+        // Collect whatever has finished: a result or a refusal, never a crash.
+        let mut still = Vec::new();
+        for (what, mut child) in running.drain(..) {
+            match child.try_wait().unwrap() {
+                None => still.push((what, child)),
+                Some(_) => {
+                    let out = child.wait_with_output().unwrap();
+                    let err = String::from_utf8_lossy(&out.stderr);
+                    let code = out.status.code();
+                    assert!(
+                        matches!(code, Some(0..=2)),
+                        "{what} ended with {code:?}: {err}"
+                    );
+                    if what == "merge" && code == Some(0) {
+                        merged += 1;
+                        assert_eq!(tables(&clean), tables(&dir), "a merge succeeded");
+                    }
+                }
+            }
+        }
+        running = still;
+    }
+    for (what, child) in running {
+        let out = child.wait_with_output().unwrap();
+        let code = out.status.code();
+        assert!(matches!(code, Some(0..=2)), "{what} ended with {code:?}");
+    }
+    // Finishing the sweep gives the clean tables.
+    for shard in ["1/2", "2/2"] {
+        ok(&linkrev(&[
+            "sweep",
+            &spec,
+            "--results",
+            &d,
+            "--shard",
+            shard,
+        ]));
+    }
+    ok(&linkrev(&["merge", &d]));
+    assert_eq!(tables(&clean), tables(&dir));
+    eprintln!("chaos: {merged} merges succeeded along the way");
+}

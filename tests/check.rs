@@ -38,6 +38,7 @@ fn setup(graph: SmallGraph, changes: u8, requests: u8, max_depth: usize) -> Chec
         max_states: 1_000_000,
         threads: 1,
         symmetry: true,
+        strategy: linkrev::check::Strategy::Exhaustive,
     }
 }
 
@@ -303,6 +304,31 @@ fn the_command_exits_1_on_a_violation_and_2_on_bad_input() {
         "{}",
         String::from_utf8_lossy(&replay.stdout)
     );
+    // A violation found by random executions replays the same way.
+    let random_dir = dir.path().join("random");
+    let out = linkrev(&[
+        "check",
+        "--algo",
+        "le-malpani",
+        "--graph",
+        edges.to_str().unwrap(),
+        "--changes-mode",
+        "serialize",
+        "--strategy",
+        "random",
+        "--executions",
+        "2000",
+        "--out",
+        random_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let scenario_random = random_dir.join("legal_when_quiescent.scenario");
+    let replay = linkrev(&["run", "--scenario", scenario_random.to_str().unwrap()]);
+    assert!(
+        String::from_utf8_lossy(&replay.stdout).contains("is not in the component"),
+        "{}",
+        String::from_utf8_lossy(&replay.stdout)
+    );
     // A scenario with a bad line is refused with its line and field: an unknown step,
     // a link from a node to itself.
     for step in ["step fly 1 2", "step link 1 1 up"] {
@@ -433,5 +459,54 @@ fn a_bad_param_line_is_named_by_its_line() {
         );
         assert!(stderr.contains(phrase), "{stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+/// `--strategy random`: seeded random executions find le-malpani's counterexample on
+/// the paw, replayable step by step; where nothing is found the verdict says how many
+/// executions were run, never "holds"; the same seed gives the same report.
+#[test]
+fn random_executions_find_the_counterexample_and_never_claim_holds() {
+    let random = |executions, seed| CheckSetup {
+        strategy: linkrev::check::Strategy::Random { executions, seed },
+        ..setup(paw(), 1, 0, 30)
+    };
+    let malpani = check("le-malpani", &random(2000, 7));
+    let Verdict::Violated { detail, path, .. } = verdict(&malpani, "legal_when_quiescent") else {
+        panic!("le-malpani not caught in 2000 random executions: {malpani:?}");
+    };
+    assert!(detail.contains("is not in the component"), "{detail}");
+    let again = check("le-malpani", &random(2000, 7));
+    assert_eq!(
+        format!("{:?}", verdict(&again, "legal_when_quiescent")),
+        format!("{:?}", verdict(&malpani, "legal_when_quiescent")),
+        "same seed, same executions"
+    );
+    assert!(!path.is_empty());
+
+    let ingram = check("le-ingram", &random(300, 7));
+    assert_eq!(
+        *verdict(&ingram, "legal_when_quiescent"),
+        Verdict::NoViolationFound { executions: 300 }
+    );
+    // On a graph too large to close: 8 nodes in a ring, RL with two requests.
+    let ring = SmallGraph::parse("ring:8").unwrap();
+    let rl = check(
+        "me-rl",
+        &CheckSetup {
+            strategy: linkrev::check::Strategy::Random {
+                executions: 200,
+                seed: 1,
+            },
+            ..setup(ring, 2, 2, 60)
+        },
+    );
+    for p in &rl.properties {
+        assert!(
+            matches!(p.verdict, Verdict::NoViolationFound { executions: 200 }),
+            "{}: {:?}",
+            p.name,
+            p.verdict
+        );
     }
 }

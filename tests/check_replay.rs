@@ -35,6 +35,7 @@ fn setup(graph: &str, changes: u8, requests: u8) -> CheckSetup {
         max_states: 1_000_000,
         threads: 1,
         symmetry: false,
+        strategy: linkrev::check::Strategy::Exhaustive,
     }
 }
 

@@ -45,6 +45,7 @@
 
 pub mod graph;
 pub mod model;
+pub mod random;
 pub mod scenario;
 pub mod state;
 pub mod symmetry;
@@ -78,6 +79,23 @@ pub struct CheckSetup {
     /// Whether to explore one representative per node renaming, for protocols whose
     /// rules allow it ([`symmetry`]).
     pub symmetry: bool,
+    /// Every execution (breadth-first), or random ones ([`random`]).
+    pub strategy: Strategy,
+}
+
+/// How the executions of a model are explored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// All of them, breadth-first, within the bounds: a verdict may be "holds".
+    Exhaustive,
+    /// `executions` random ones, seeded: a verdict is a violation or "no violation
+    /// found", never "holds".
+    Random {
+        /// Executions to run.
+        executions: u64,
+        /// The generator's seed.
+        seed: u64,
+    },
 }
 
 /// A property's verdict.
@@ -97,6 +115,12 @@ pub enum Verdict {
     },
     /// No violation within the depth bound, but executions were cut there.
     Unknown,
+    /// No violation in this many random executions ([`Strategy::Random`]); says nothing
+    /// of the executions not taken.
+    NoViolationFound {
+        /// Executions run.
+        executions: u64,
+    },
 }
 
 /// One property's outcome.
@@ -163,6 +187,9 @@ pub fn run<P: Protocol>(
     mut model: ProtocolModel<P>,
     setup: &CheckSetup,
 ) -> CheckReport {
+    if let Strategy::Random { executions, seed } = setup.strategy {
+        return random::run(algorithm, model, setup, (executions, seed));
+    }
     let started = Instant::now();
     model.symmetry = setup.symmetry && symmetry::applies(&model.initial());
     // stateright counts the initial state as depth 1 and does not judge or expand
@@ -208,11 +235,7 @@ pub fn run<P: Protocol>(
             PropertyOutcome {
                 name: property.name,
                 description: property.description,
-                judged_in: match property.when {
-                    When::Always => "every state",
-                    When::Quiescent => "quiescent states",
-                    When::Terminal => "terminal states",
-                },
+                judged_in: when_text(property.when),
                 verdict,
             }
         })
@@ -235,6 +258,15 @@ pub fn run<P: Protocol>(
         truncated,
         seconds: started.elapsed().as_secs_f64(),
         properties,
+    }
+}
+
+/// Where a property is judged, in words.
+pub fn when_text(when: When) -> &'static str {
+    match when {
+        When::Always => "every state",
+        When::Quiescent => "quiescent states",
+        When::Terminal => "terminal states",
     }
 }
 

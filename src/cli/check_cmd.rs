@@ -4,7 +4,7 @@ use super::Outcome;
 use super::run_cmd::algorithm_params;
 use crate::check::graph::{SmallGraph, labelled_connected_graphs};
 use crate::check::scenario::Scenario;
-use crate::check::{CheckReport, CheckSetup, Verdict};
+use crate::check::{CheckReport, CheckSetup, Strategy, Verdict};
 use crate::family::Family;
 use crate::input::InputError;
 use crate::output::write_atomically;
@@ -59,6 +59,18 @@ pub struct CheckArgs {
     /// the link-reversal algorithms break ties by id and are always explored in full.
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     pub symmetry: OnOff,
+    /// exhaustive: every execution within the bounds (a property may hold); random:
+    /// --executions random executions, for graphs too large to close (6 to 10 nodes),
+    /// reported as "no violation in N executions", never "holds".
+    #[arg(long, value_enum, default_value_t = StrategyArg::Exhaustive)]
+    pub strategy: StrategyArg,
+    /// Random executions to run (with --strategy random).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub executions: u64,
+    /// Seed of the random executions (with --strategy random): the same seed, the same
+    /// executions.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -67,6 +79,15 @@ pub struct CheckArgs {
     /// simulator.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+/// How the executions are explored (`--strategy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum StrategyArg {
+    /// Every execution within the bounds.
+    Exhaustive,
+    /// Seeded random executions.
+    Random,
 }
 
 /// A switch.
@@ -110,6 +131,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         max_states: args.max_states,
         threads: args.threads,
         symmetry: args.symmetry == OnOff::On,
+        strategy: match args.strategy {
+            StrategyArg::Exhaustive => Strategy::Exhaustive,
+            StrategyArg::Random => Strategy::Random {
+                executions: args.executions,
+                seed: args.seed,
+            },
+        },
     };
     eprintln!(
         "checking {} on {} ({} changes, {} requests, depth ≤ {})…",
@@ -179,6 +207,9 @@ fn print_report(report: &CheckReport) -> anyhow::Result<()> {
         let verdict = match &p.verdict {
             Verdict::Holds => "holds".to_string(),
             Verdict::Unknown => "unknown (depth bound hit)".to_string(),
+            Verdict::NoViolationFound { executions } => {
+                format!("no violation in {executions} random executions")
+            }
             Verdict::Violated { steps, .. } => format!("VIOLATED in {} steps", steps.len()),
         };
         outln!("{:<38} {verdict}   [{}]", p.name, p.judged_in);
@@ -285,6 +316,7 @@ fn table(args: &CheckArgs) -> String {
                 max_states: args.max_states,
                 threads: 1,
                 symmetry: args.symmetry == OnOff::On,
+                strategy: Strategy::Exhaustive,
             };
             let report = algo.check(&algo.default_params(), &setup);
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -350,7 +382,7 @@ fn table(args: &CheckArgs) -> String {
                 for (report, _) in mine.iter().filter(|(_, c)| *c == changes) {
                     match &report.properties[index].verdict {
                         Verdict::Holds => holds += 1,
-                        Verdict::Unknown => unknown += 1,
+                        Verdict::Unknown | Verdict::NoViolationFound { .. } => unknown += 1,
                         Verdict::Violated { steps, .. } => {
                             violated += 1;
                             if shortest.as_ref().is_none_or(|(n, _)| steps.len() < *n) {

@@ -100,6 +100,7 @@ pub fn check_steps<F: Watches<P>, P: crate::protocol::Protocol>(
         max_states: 0,
         threads: 1,
         symmetry: false,
+        strategy: crate::check::Strategy::Exhaustive,
     };
     let config = <P::Config as crate::protocol::ProtocolConfig>::from_params(params);
     let model = F::model(config, &setup);

@@ -39,6 +39,7 @@ fn setup(graph: SmallGraph, changes: u8, requests: u8, max_depth: usize) -> Chec
         threads: 1,
         symmetry: true,
         strategy: linkrev::check::Strategy::Exhaustive,
+        connected: false,
     }
 }
 
@@ -508,5 +509,41 @@ fn random_executions_find_the_counterexample_and_never_claim_holds() {
             p.name,
             p.verdict
         );
+    }
+}
+
+/// `--changes-mode connected`: a link goes down only if the graph stays connected, so
+/// Gafni–Bertsekas reversal converges and its state space closes: a verdict where
+/// unrestricted changes leave it unknown (heights grow without bound in a component
+/// cut off from the destination).
+#[test]
+fn connected_changes_give_gafni_bertsekas_a_verdict() {
+    for algorithm in ["gb-full", "gb-partial"] {
+        for graph in ["ring:4", "star:4", "complete:4"] {
+            let base = setup(SmallGraph::parse(graph).unwrap(), 2, 0, 30);
+            let base = CheckSetup {
+                change_mode: ChangeMode::Overlap,
+                ..base
+            };
+            let connected = check(
+                algorithm,
+                &CheckSetup {
+                    connected: true,
+                    ..base.clone()
+                },
+            );
+            let property = "destination_oriented_when_quiescent";
+            // In the ring two failures cut nodes off from the destination.
+            if graph == "ring:4" {
+                let free = check(algorithm, &base);
+                assert_eq!(*verdict(&free, property), Verdict::Unknown, "{algorithm}");
+            }
+            assert_eq!(
+                *verdict(&connected, property),
+                Verdict::Holds,
+                "{algorithm} {graph}: {connected:?}"
+            );
+            assert!(!connected.truncated && connected.change_mode == "connected");
+        }
     }
 }

@@ -36,6 +36,7 @@ fn setup(graph: &str, changes: u8, requests: u8) -> CheckSetup {
         threads: 1,
         symmetry: false,
         strategy: linkrev::check::Strategy::Exhaustive,
+        connected: false,
     }
 }
 

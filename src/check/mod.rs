@@ -67,6 +67,10 @@ pub struct CheckSetup {
     pub changes: u8,
     /// Whether changes overlap message traffic or wait until none is in flight.
     pub change_mode: crate::sim::ChangeMode,
+    /// Only changes that keep the graph connected (`--changes-mode connected`): a
+    /// link goes down only if every node can still reach every other. Link reversal
+    /// then always converges, so routes (Gafni–Bertsekas) have finite state spaces.
+    pub connected: bool,
     /// CS requests to issue (mutual exclusion only).
     pub requests: u8,
     /// The most actions on one execution explored.
@@ -246,6 +250,7 @@ pub fn run<P: Protocol>(
         edges: setup.graph.edges.clone(),
         changes: setup.changes,
         change_mode: match setup.change_mode {
+            _ if setup.connected => "connected",
             crate::sim::ChangeMode::Overlap => "overlap",
             crate::sim::ChangeMode::Serialize => "serialize",
         },
@@ -301,6 +306,7 @@ pub fn family_model<P: Protocol>(
         pairs: graph::pairs(setup.graph.nodes),
         changes: setup.changes,
         change_mode: setup.change_mode,
+        connected: setup.connected,
         requests,
         tokens: 1,
         destination: None,

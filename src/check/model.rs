@@ -77,6 +77,8 @@ pub struct ProtocolModel<P: Protocol> {
     /// when none is (`Serialize`: the leader-election paper's one change at a time, the
     /// simulator's `--changes serialize`).
     pub change_mode: ChangeMode,
+    /// Whether a link may go down only when the graph stays connected.
+    pub connected: bool,
     /// CS requests to issue (mutual exclusion; 0 otherwise).
     pub requests: u8,
     /// Tokens of the algorithm (mutual exclusion's k).
@@ -133,6 +135,27 @@ impl<P: Protocol> ProtocolModel<P> {
     /// Whether `state` is quiescent: nothing in flight and no change left.
     pub fn quiescent(&self, state: &CheckState<P>) -> bool {
         state.quiet() && state.changes_left == 0
+    }
+
+    /// Whether every node reaches every other over `state`'s links without `cut`.
+    fn connected_without(&self, state: &CheckState<P>, cut: (NodeId, NodeId)) -> bool {
+        let mut seen = vec![false; self.nodes];
+        let mut stack = vec![0 as NodeId];
+        seen[0] = true;
+        while let Some(n) = stack.pop() {
+            for &(a, b) in state.links.iter().filter(|&&l| l != cut) {
+                let other = match (a == n, b == n) {
+                    (true, _) => b,
+                    (_, true) => a,
+                    _ => continue,
+                };
+                if !seen[other as usize] {
+                    seen[other as usize] = true;
+                    stack.push(other);
+                }
+            }
+        }
+        seen.iter().all(|&s| s)
     }
 
     /// Whether no action is enabled in `state`.
@@ -316,6 +339,9 @@ impl<P: Protocol> Model for ProtocolModel<P> {
         if state.changes_left > 0 && may_change {
             for &(a, b) in &self.pairs {
                 let up = !state.links.contains(&(a, b));
+                if !up && self.connected && !self.connected_without(state, (a, b)) {
+                    continue;
+                }
                 actions.push(Step::Link { a, b, up });
             }
         }

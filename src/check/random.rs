@@ -87,6 +87,7 @@ pub fn run<P: Protocol>(
         edges: setup.graph.edges.clone(),
         changes: setup.changes,
         change_mode: match setup.change_mode {
+            _ if setup.connected => "connected",
             crate::sim::ChangeMode::Overlap => "overlap",
             crate::sim::ChangeMode::Serialize => "serialize",
         },

@@ -185,6 +185,7 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
         // The plain search explores the full state space: compare like with like.
         symmetry: false,
         strategy: crate::check::Strategy::Exhaustive,
+        connected: false,
     };
     // The plain search needs the model's type: RL, the default and heaviest.
     let plain = (args.algo.name() == "me-rl").then(|| {

@@ -9,6 +9,7 @@ use crate::family::Family;
 use crate::input::InputError;
 use crate::output::write_atomically;
 use crate::registry::Algorithm;
+use crate::sim::ChangeMode;
 
 use anyhow::Context;
 use clap::Args;
@@ -36,9 +37,11 @@ pub struct CheckArgs {
     #[arg(long, default_value_t = 1)]
     pub changes: u8,
     /// overlap: a change may happen while messages are in flight; serialize: only when
-    /// none is (the leader-election paper's assumption, the simulator's `--changes`).
-    #[arg(long = "changes-mode", value_enum, default_value_t = super::run_cmd::ChangesArg::Overlap)]
-    pub change_mode: super::run_cmd::ChangesArg,
+    /// none is (the leader-election paper's assumption, the simulator's `--changes`);
+    /// connected: as overlap, but a link goes down only if the graph stays connected
+    /// (link reversal then converges: routes get a verdict).
+    #[arg(long = "changes-mode", value_enum, default_value_t = CheckChanges::Overlap)]
+    pub change_mode: CheckChanges,
     /// CS requests to issue (mutual exclusion), at any nodes, at any time.
     #[arg(long, default_value_t = 0)]
     pub requests: u8,
@@ -79,6 +82,17 @@ pub struct CheckArgs {
     /// simulator.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+/// Which topology changes the checker makes (`--changes-mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckChanges {
+    /// A change may happen while messages are in flight.
+    Overlap,
+    /// A change only when no message is in flight.
+    Serialize,
+    /// As overlap, keeping the graph connected.
+    Connected,
 }
 
 /// How the executions are explored (`--strategy`).
@@ -125,7 +139,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     let setup = CheckSetup {
         graph,
         changes: args.changes,
-        change_mode: args.change_mode.into(),
+        change_mode: match args.change_mode {
+            CheckChanges::Serialize => ChangeMode::Serialize,
+            CheckChanges::Overlap | CheckChanges::Connected => ChangeMode::Overlap,
+        },
+        connected: args.change_mode == CheckChanges::Connected,
         requests: args.requests,
         max_depth: args.max_depth,
         max_states: args.max_states,
@@ -317,6 +335,7 @@ fn table(args: &CheckArgs) -> String {
                 threads: 1,
                 symmetry: args.symmetry == OnOff::On,
                 strategy: Strategy::Exhaustive,
+                connected: false,
             };
             let report = algo.check(&algo.default_params(), &setup);
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;

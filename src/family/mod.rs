@@ -101,6 +101,7 @@ pub fn check_steps<F: Watches<P>, P: crate::protocol::Protocol>(
         threads: 1,
         symmetry: false,
         strategy: crate::check::Strategy::Exhaustive,
+        connected: false,
     };
     let config = <P::Config as crate::protocol::ProtocolConfig>::from_params(params);
     let model = F::model(config, &setup);

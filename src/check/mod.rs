@@ -185,6 +185,48 @@ impl CheckReport {
     }
 }
 
+/// What a search went through, for its report.
+pub(crate) struct Explored {
+    pub(crate) states: usize,
+    pub(crate) states_generated: usize,
+    pub(crate) depth_reached: usize,
+    pub(crate) symmetry: bool,
+    pub(crate) truncated: bool,
+    pub(crate) seconds: f64,
+}
+
+impl CheckSetup {
+    /// The report of a search of this setup: the setup described, what the search
+    /// went through, and each property's outcome.
+    pub(crate) fn report(
+        &self,
+        algorithm: &str,
+        explored: Explored,
+        properties: Vec<PropertyOutcome>,
+    ) -> CheckReport {
+        CheckReport {
+            algorithm: algorithm.to_string(),
+            graph: self.graph.name.clone(),
+            edges: self.graph.edges.clone(),
+            changes: self.changes,
+            change_mode: match self.change_mode {
+                _ if self.connected => "connected",
+                crate::sim::ChangeMode::Overlap => "overlap",
+                crate::sim::ChangeMode::Serialize => "serialize",
+            },
+            requests: self.requests,
+            max_depth: self.max_depth,
+            states: explored.states,
+            states_generated: explored.states_generated,
+            depth_reached: explored.depth_reached,
+            symmetry: explored.symmetry,
+            truncated: explored.truncated,
+            seconds: explored.seconds,
+            properties,
+        }
+    }
+}
+
 /// Explores `model` and judges its properties.
 pub fn run<P: Protocol>(
     algorithm: &str,
@@ -244,26 +286,18 @@ pub fn run<P: Protocol>(
             }
         })
         .collect();
-    CheckReport {
-        algorithm: algorithm.to_string(),
-        graph: setup.graph.name.clone(),
-        edges: setup.graph.edges.clone(),
-        changes: setup.changes,
-        change_mode: match setup.change_mode {
-            _ if setup.connected => "connected",
-            crate::sim::ChangeMode::Overlap => "overlap",
-            crate::sim::ChangeMode::Serialize => "serialize",
+    setup.report(
+        algorithm,
+        Explored {
+            states: checker.unique_state_count(),
+            states_generated: checker.state_count(),
+            depth_reached: checker.max_depth().saturating_sub(1).min(setup.max_depth),
+            symmetry: model.symmetry,
+            truncated,
+            seconds: started.elapsed().as_secs_f64(),
         },
-        requests: setup.requests,
-        max_depth: setup.max_depth,
-        states: checker.unique_state_count(),
-        states_generated: checker.state_count(),
-        depth_reached: checker.max_depth().saturating_sub(1).min(setup.max_depth),
-        symmetry: model.symmetry,
-        truncated,
-        seconds: started.elapsed().as_secs_f64(),
         properties,
-    }
+    )
 }
 
 /// Where a property is judged, in words.

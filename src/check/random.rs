@@ -10,7 +10,7 @@
 //! "holds": random executions prove nothing about the ones they did not take.
 
 use super::model::{ProtocolModel, Step};
-use super::{CheckReport, CheckSetup, PropertyOutcome, Verdict, describe, when_text};
+use super::{CheckReport, CheckSetup, Explored, PropertyOutcome, Verdict, describe, when_text};
 use crate::protocol::Protocol;
 use rand::{RngExt as _, SeedableRng as _};
 use stateright::Model as _;
@@ -81,24 +81,16 @@ pub fn run<P: Protocol>(
             },
         })
         .collect();
-    CheckReport {
-        algorithm: algorithm.to_string(),
-        graph: setup.graph.name.clone(),
-        edges: setup.graph.edges.clone(),
-        changes: setup.changes,
-        change_mode: match setup.change_mode {
-            _ if setup.connected => "connected",
-            crate::sim::ChangeMode::Overlap => "overlap",
-            crate::sim::ChangeMode::Serialize => "serialize",
+    setup.report(
+        algorithm,
+        Explored {
+            states,
+            states_generated: states,
+            depth_reached: deepest,
+            symmetry: false,
+            truncated: cut,
+            seconds: started.elapsed().as_secs_f64(),
         },
-        requests: setup.requests,
-        max_depth: setup.max_depth,
-        states,
-        states_generated: states,
-        depth_reached: deepest,
-        symmetry: false,
-        truncated: cut,
-        seconds: started.elapsed().as_secs_f64(),
         properties,
-    }
+    )
 }

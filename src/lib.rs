@@ -53,11 +53,13 @@
 //!   exclusion, routes), counting violations with a reproducer.
 //! - [`stats`]: confidence intervals by method (Student-t, bootstrap, Wilson,
 //!   Clopper–Pearson, delta method), each inside its metric's support, and the
-//!   sequential stopping rule for a precision target.
+//!   sequential stopping rule for a precision target, and their coverage measured by
+//!   simulation (`stats::coverage`).
 //! - [`params`]: run parameters written as text (flags, spec values) and their defaults,
 //!   shared by `linkrev run` and sweep specs.
 //! - [`sweep`]: experiment specs (TOML) expanded into a plan of keyed, seeded runs; the
-//!   parallel, resumable executor; Slurm array scripts.
+//!   parallel, resumable executor; sequential sweeps that stop each point at a
+//!   precision target; trace fingerprints; Slurm array scripts.
 //! - [`results`]: run records as polars DataFrames, the Parquet store (atomic chunks,
 //!   streaming compaction) and aggregation with confidence intervals.
 //! - [`plot`]: line charts (SVG, PNG, CSV of the plotted points, pgfplots) with a
@@ -69,7 +71,8 @@
 //!   metrics) and per-event records; `run::runner`, the one generic run of every
 //!   family.
 //! - [`check`]: exhaustive checking of small configurations (stateright): the model
-//!   over the protocol code (`state`, `model`), symmetry reduction, small graphs, and
+//!   over the protocol code (`state`, `model`), symmetry reduction, seeded random
+//!   executions for larger graphs (`random`), small graphs, and
 //!   the scenario files that replay its executions; the properties come from the
 //!   families.
 //! - [`replay`]: one run recorded as per-event deltas (a recorder beside the monitors)

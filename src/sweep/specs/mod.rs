@@ -6,8 +6,9 @@
 //! ```toml
 //! name = "me-load"              # [A-Za-z0-9_-]+, it becomes a directory name
 //! master_seed = 1
-//! replications = 30
+//! replications = 30           # or { min = 5, max = 200, batch = 5 } with [precision]
 //! algorithms = ["me-rl", "me-raymond"]
+//! # max_events = 50000000     # optional: every run's event budget
 //!
 //! [mobility]                    # random-waypoint keys, or `traces = [...]`, not both
 //! nodes = 50
@@ -33,6 +34,10 @@
 //!
 //! [params.me-rl]                # optional: an algorithm's parameters (`linkrev algorithms`)
 //! holder = [0, 7]               # a list is an axis, as everywhere
+//!
+//! [precision]                   # with a replication range: when a point has enough
+//! metrics = ["wait_mean"]       # (see `precision.rs` and `crate::sweep::sequential`)
+//! relative_half_width = 0.05
 //! ```
 //!
 //! # Decisions

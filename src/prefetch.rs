@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 const MAX_LINES: usize = 16;
 
 /// Asks for the cache lines holding the `len` bytes from `start` (at most
-/// [`MAX_LINES`]) to be loaded.
+/// `MAX_LINES`) to be loaded.
 #[inline]
 pub fn bytes(start: *const u8, len: usize) {
     #[cfg(target_arch = "x86_64")]

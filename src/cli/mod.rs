@@ -4,7 +4,7 @@
 //! (a malformed trace, a bad parameter, a missing file) or a failed write. Every error
 //! names the file, line and field it is about (see [`crate::input`]).
 //!
-//! Output goes through [`outln!`] and [`out!`], never `println!`: a write that fails (a
+//! Output goes through `outln!` and `out!`, never `println!`: a write that fails (a
 //! full device) is the command's error, exit 2, where `println!` would panic. A closed
 //! pipe (`linkrev algorithms --json | head -c1`) ends the process quietly, as it ends
 //! `ls | head`: `main` restores the default action of `SIGPIPE`, which Rust's runtime

@@ -1,7 +1,7 @@
 //! Publication figures from aggregated results.
 //!
 //! A [`LineChart`] is plain data (series of points with optional confidence bounds, as
-//! produced by [`crate::results::aggregate::summarize`]); the renderers in [`line`] turn
+//! produced by [`crate::results::aggregate::summarize`]); the renderers in `line` turn
 //! it into SVG, PNG, the CSV of exactly the plotted numbers, or a pgfplots figure.
 //! Keeping the chart as data means every output of one figure shows the same numbers,
 //! and a figure can be re-typeset in LaTeX without re-running anything.

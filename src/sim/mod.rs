@@ -10,7 +10,7 @@
 //!   breaks, detection delay, routed sends.
 //! - [`routes`]: shortest paths for routed messages, checked rather than recomputed
 //!   when the topology changes.
-//! - [`link_matrix`]: the links of a small network as bit rows, for the routing's
+//! - `link_matrix`: the links of a small network as bit rows, for the routing's
 //!   searches.
 //! - [`workload`]: the CS request process and its records.
 //! - [`hold`]: the hold-model benchmark of the event queue against a bare heap.

@@ -31,7 +31,7 @@
 //! link, or was lowered and spread, or the link came up and was relaxed in step 2).
 //!
 //! A search, fresh or extending a radius, runs a layer at a time on the links' bit rows
-//! ([`super::link_matrix`]) on networks of up to [`MAX_MATRIX_NODES`] nodes, and on
+//! (`super::link_matrix`) on networks of up to `MAX_MATRIX_NODES` nodes, and on
 //! adjacency lists above that; both leave the same table.
 //!
 //! A table further behind than the log reaches is searched afresh. The log is short (a

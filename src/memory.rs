@@ -17,3 +17,22 @@ pub fn return_freed_memory() {
         libc::malloc_trim(0);
     }
 }
+
+/// Resident memory, bytes: `(current, peak)` from `/proc/self/status` (`VmRSS`,
+/// `VmHWM`); `None` where the kernel does not report them.
+pub fn resident() -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb * 1024)
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}
+
+/// Resets the peak of [`resident`] to the current resident memory (Linux 4.0 and
+/// later: writing `5` to `/proc/self/clear_refs`), so the peak of one phase can be
+/// measured; returns whether the kernel took it.
+pub fn reset_peak() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}

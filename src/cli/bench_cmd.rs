@@ -57,6 +57,26 @@ struct CheckBenchResult {
     states_per_s: f64,
     /// States per second relative to the plain search.
     relative_to_plain: f64,
+    /// Peak resident memory the search added, over its distinct states: what a state
+    /// costs with the visited set and the queue (`None` where the kernel cannot say).
+    bytes_per_state: Option<f64>,
+}
+
+/// Runs `search` (which returns its distinct states) and measures the peak resident
+/// memory it added, per state.
+fn measured<T>(search: impl FnOnce() -> (usize, T)) -> (usize, T, Option<f64>) {
+    crate::memory::return_freed_memory();
+    let reset = crate::memory::reset_peak();
+    let before = crate::memory::resident().map(|(now, _)| now);
+    let (states, out) = search();
+    let peak = crate::memory::resident().map(|(_, peak)| peak);
+    let per_state = match (reset, before, peak) {
+        (true, Some(before), Some(peak)) if states > 0 => {
+            Some(peak.saturating_sub(before) as f64 / states as f64)
+        }
+        _ => None,
+    };
+    (states, out, per_state)
 }
 
 #[derive(Debug, Args)]
@@ -191,36 +211,43 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
     let plain = (args.algo.name() == "me-rl").then(|| {
         let config = crate::protocol::TokenStart::default();
         let model = <MutualExclusion as Watches<Rl>>::model(config, &setup(1));
-        let started = std::time::Instant::now();
-        // `max_depth` actions, as `check::run` explores.
-        let states = check::naive_bfs(&model, args.max_depth + 1);
-        (states, started.elapsed().as_secs_f64())
+        measured(|| {
+            let started = std::time::Instant::now();
+            // `max_depth` actions, as `check::run` explores.
+            let states = check::naive_bfs(&model, args.max_depth + 1);
+            (states, started.elapsed().as_secs_f64())
+        })
     });
     let mut rows = Vec::new();
-    let base = plain.map(|(states, secs)| states as f64 / secs);
-    if let Some((states, secs)) = plain {
+    let base = plain.map(|(states, secs, _)| states as f64 / secs);
+    if let Some((states, secs, bytes)) = plain {
         rows.push(CheckBenchResult {
             search: "plain BFS (HashSet + queue)",
             states,
             wall_time_s: secs,
             states_per_s: states as f64 / secs,
             relative_to_plain: 1.0,
+            bytes_per_state: bytes,
         });
     }
     for (threads, name) in [
         (1, "stateright BFS, 1 thread"),
         (2, "stateright BFS, 2 threads"),
     ] {
-        let report = args
-            .algo
-            .check(&args.algo.default_params(), &setup(threads));
-        let rate = report.states as f64 / report.seconds;
+        let (states, seconds, bytes) = measured(|| {
+            let report = args
+                .algo
+                .check(&args.algo.default_params(), &setup(threads));
+            (report.states, report.seconds)
+        });
+        let rate = states as f64 / seconds;
         rows.push(CheckBenchResult {
             search: name,
-            states: report.states,
-            wall_time_s: report.seconds,
+            states,
+            wall_time_s: seconds,
             states_per_s: rate,
             relative_to_plain: base.map_or(f64::NAN, |b| rate / b),
+            bytes_per_state: bytes,
         });
     }
     if args.json {
@@ -234,16 +261,20 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
             args.max_depth
         );
         outln!(
-            "{:<30} {:>10} {:>9} {:>12} {:>9}",
+            "{:<30} {:>10} {:>9} {:>12} {:>9} {:>12}",
             "search",
             "states",
             "wall s",
             "states/s",
-            "vs plain"
+            "vs plain",
+            "bytes/state"
         );
         for r in &rows {
+            let bytes = r
+                .bytes_per_state
+                .map_or_else(|| "-".to_string(), |b| format!("{b:.0}"));
             outln!(
-                "{:<30} {:>10} {:>9.3} {:>12.0} {:>8.2}x",
+                "{:<30} {:>10} {:>9.3} {:>12.0} {:>8.2}x {bytes:>12}",
                 r.search,
                 r.states,
                 r.wall_time_s,

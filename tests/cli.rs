@@ -305,3 +305,36 @@ fn bench_protocols_runs_every_registered_algorithm() {
         assert!(r["events"].as_u64().unwrap() > 0, "{r}");
     }
 }
+
+#[test]
+fn bench_check_counts_the_same_states_and_their_memory() {
+    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args([
+            "bench",
+            "check",
+            "--graph",
+            "path:3",
+            "--changes",
+            "1",
+            "--requests",
+            "1",
+            "--max-depth",
+            "6",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    // The plain search and stateright's on one thread find the same states.
+    assert_eq!(rows[0]["states"], rows[1]["states"]);
+    for row in rows {
+        let bytes = &row["bytes_per_state"];
+        assert!(
+            bytes.is_null() || bytes.as_f64().is_some_and(|b| b >= 0.0),
+            "{row}"
+        );
+    }
+}

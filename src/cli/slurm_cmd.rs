@@ -137,10 +137,13 @@ fn print_dry_run(jobs: &Jobs) -> anyhow::Result<()> {
         (jobs.merge_script_path(), jobs.merge_script()),
     ] {
         outln!("wrote {}", path.display());
-        for line in text
-            .lines()
-            .filter(|l| l.starts_with("#SBATCH") || l.starts_with("exec "))
-        {
+        // The command lines: `exec linkrev …`, or the waves of a sequential merge.
+        for line in text.lines().filter(|l| {
+            l.starts_with("#SBATCH")
+                || l.starts_with("exec ")
+                || l.contains(" merge ")
+                || l.starts_with("array=$(sbatch")
+        }) {
             outln!("  {line}");
         }
     }

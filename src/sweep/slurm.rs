@@ -324,6 +324,44 @@ exec "/opt/linkrev/bin/linkrev" sweep "/home/a b/analysis/me_load.toml" --result
     }
 
     #[test]
+    fn a_sequential_merge_submits_the_next_wave_and_is_valid_bash() {
+        let jobs = Jobs {
+            waves: Some(5),
+            ..jobs()
+        };
+        let text = jobs.merge_script();
+        for needed in [
+            "wave=\"${LINKREV_WAVE:-1}\"",
+            "merge \"/scratch/res \\$x/me-load\" || status=$?",
+            "if [ \"$status\" -ne 1 ]; then exit \"$status\"; fi",
+            "if [ \"$wave\" -ge 5 ]; then",
+            "array=$(sbatch --parsable \"/scratch/res \\$x/me-load/slurm/array.sbatch\")",
+            "--dependency=afterok:\"$array\" --kill-on-invalid-dep=yes",
+            "--export=ALL,LINKREV_WAVE=$((wave + 1))",
+        ] {
+            assert!(text.contains(needed), "no `{needed}` in\n{text}");
+        }
+        // bash parses it (`-n`: read, do not run).
+        let checked = std::process::Command::new("bash")
+            .arg("-n")
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write;
+                child
+                    .stdin
+                    .take()
+                    .expect("piped")
+                    .write_all(text.as_bytes())?;
+                child.wait()
+            });
+        assert!(
+            checked.is_ok_and(|s| s.success()),
+            "bash -n refuses\n{text}"
+        );
+    }
+
+    #[test]
     fn quoting_escapes_shell_characters_and_log_paths_keep_only_job_patterns() {
         assert_eq!(
             quote(Path::new(r#"/a "b"/c\d/`e`"#)),

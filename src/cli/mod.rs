@@ -63,6 +63,7 @@ mod algorithms_cmd;
 mod bench_cmd;
 mod check_cmd;
 mod demo_cmd;
+pub mod reference;
 mod replay_cmd;
 mod report_cmd;
 mod run_cmd;
@@ -113,6 +114,9 @@ pub enum Command {
     /// Reproducible speed measurements, each next to a same-process baseline.
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
+    /// Write the reference pages generated from this binary (commands, metrics,
+    /// algorithms), as in docs/src/reference.
+    Reference(reference::ReferenceArgs),
 }
 
 /// What a command reports back to `main`.
@@ -162,6 +166,7 @@ pub fn main() -> ExitCode {
         Command::Report(args) => report_cmd::run(args),
         Command::Slurm(args) => slurm_cmd::run(args),
         Command::Bench(cmd) => bench_cmd::run(cmd),
+        Command::Reference(args) => reference::run(args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -61,6 +61,9 @@ pub struct Figure {
 /// Metrics are labelled as their families declare them, algorithm parameters by their
 /// registry description.
 pub fn column_label(name: &str) -> String {
+    if let Some(m) = declared_metric(name) {
+        return m.label.to_string();
+    }
     if let Some(label) = metric_label(name) {
         return label.to_string();
     }
@@ -75,9 +78,6 @@ pub fn column_label(name: &str) -> String {
     }
     if name == super::VARIANT {
         return "algorithm variant".to_string();
-    }
-    if let Some(m) = RUN_COLUMNS.iter().find(|m| m.column == name) {
-        return m.label.to_string();
     }
     let label = match name {
         "rate" => "request rate λ (1/s per node)",
@@ -702,14 +702,18 @@ struct ColumnStats {
     pooled: Option<(&'static str, &'static str)>,
 }
 
+/// The declaration of a `runs` column: a family's metric, or a column every run has.
+fn declared_metric(name: &str) -> Option<&'static crate::family::def::Metric> {
+    crate::family::ALL
+        .iter()
+        .find_map(|f| f.metric(name))
+        .or_else(|| RUN_COLUMNS.iter().find(|m| m.column == name))
+}
+
 /// The [`ColumnStats`] of `name`: a family metric's declaration, the report's
 /// indicators and message ratios, or a t interval on any real for anything else.
 fn column_stats(name: &str) -> ColumnStats {
-    let declared = crate::family::ALL
-        .iter()
-        .find_map(|f| f.metric(name))
-        .or_else(|| RUN_COLUMNS.iter().find(|m| m.column == name));
-    if let Some(m) = declared {
+    if let Some(m) = declared_metric(name) {
         return ColumnStats {
             support: m.support,
             method: m.interval,

@@ -140,6 +140,11 @@ impl Simulation {
     pub fn resampling(self, resamples: usize) -> Simulation {
         Simulation { resamples, ..self }
     }
+
+    /// The seeded generator and an empty tally a simulation starts from.
+    fn start(self) -> (ChaCha8Rng, Tally) {
+        (ChaCha8Rng::seed_from_u64(self.seed), Tally::default())
+    }
 }
 
 /// Counts, over the repetitions of a simulation, the intervals that held the truth.
@@ -179,13 +184,8 @@ pub fn fixed_n(
     (n, level): (usize, f64),
     sim: Simulation,
 ) -> Coverage {
-    let Simulation {
-        repetitions,
-        seed,
-        resamples,
-    } = sim;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut tally = Tally::default();
+    let (repetitions, resamples) = (sim.repetitions, sim.resamples);
+    let (mut rng, mut tally) = sim.start();
     let mut values = vec![0.0; n];
     for _ in 0..repetitions {
         for v in values.iter_mut() {
@@ -216,15 +216,10 @@ fn one_interval(
 /// The coverage of a ratio of sums Σy/Σx by `method`: x ~ 1 + Exponential(mean 4)
 /// events per run, y = 3·x + Normal(0, 2) messages; the true ratio is 3.
 pub fn ratio(method: IntervalMethod, (n, level): (usize, f64), sim: Simulation) -> Coverage {
-    let Simulation {
-        repetitions,
-        seed,
-        resamples,
-    } = sim;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (repetitions, resamples) = (sim.repetitions, sim.resamples);
+    let (mut rng, mut tally) = sim.start();
     let events = Distribution::Exponential { mean: 4.0 };
     let noise = Distribution::Normal { mean: 0.0, sd: 2.0 };
-    let mut tally = Tally::default();
     let (mut x, mut y) = (vec![0.0; n], vec![0.0; n]);
     for _ in 0..repetitions {
         for i in 0..n {
@@ -250,13 +245,8 @@ pub fn sequential(
     (schedule, target, level): (Replications, Target, f64),
     sim: Simulation,
 ) -> Coverage {
-    let Simulation {
-        repetitions,
-        seed,
-        resamples,
-    } = sim;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut tally = Tally::default();
+    let (repetitions, resamples) = (sim.repetitions, sim.resamples);
+    let (mut rng, mut tally) = sim.start();
     for _ in 0..repetitions {
         let mut values: Vec<f64> = (0..schedule.min).map(|_| dist.draw(&mut rng)).collect();
         let found = loop {

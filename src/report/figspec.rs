@@ -239,6 +239,174 @@ struct RawFigure {
     b: Option<String>,
 }
 
+/// One documented key of a `[[figure]]` table, for the reference page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FigureKey {
+    /// The key.
+    pub key: &'static str,
+    /// The values it takes.
+    pub values: &'static str,
+    /// What an omitted key means.
+    pub default: &'static str,
+    /// Which kinds of figure use it.
+    pub kinds: &'static str,
+    /// What it sets.
+    pub doc: &'static str,
+}
+
+/// Every key of a `[[figure]]` table, in the order the reference lists them. A test
+/// holds this list equal to the keys the parser accepts.
+pub const FIGURE_KEYS: &[FigureKey] = &[
+    FigureKey {
+        key: "name",
+        values: "letters, digits, `_`, `-`; not starting with `_`, no `--`",
+        default: "required",
+        kinds: "all",
+        doc: "Unique in the file: the stem of the figure's files (`NAME.svg`, `NAME.png`, \
+              `NAME.csv`, `NAME.tex`; facet panels add `--VALUE`).",
+    },
+    FigureKey {
+        key: "kind",
+        values: "`\"line\"`, `\"ecdf\"`, `\"paired\"` or `\"breakdown\"`",
+        default: "`\"line\"`",
+        kinds: "all",
+        doc: "line: a statistic of `y` over `x`, one line per series; ecdf: the empirical \
+              CDF of a per-event column; paired: the mean difference `y(a) − y(b)` per \
+              replication; breakdown: several metrics (the parts of a whole) as lines.",
+    },
+    FigureKey {
+        key: "experiment",
+        values: "an experiment name",
+        default: "the only experiment of the report",
+        kinds: "all",
+        doc: "The results directory the figure draws from, when the report reads several.",
+    },
+    FigureKey {
+        key: "x",
+        values: "a column",
+        default: "required",
+        kinds: "all",
+        doc: "The x axis: a parameter of the runs table; for ecdf, the per-event column \
+              (`wait_s`, `convergence_s`, …).",
+    },
+    FigureKey {
+        key: "y",
+        values: "a metric; for breakdown, a list of metrics",
+        default: "required (not for ecdf)",
+        kinds: "line, paired, breakdown",
+        doc: "The runs-table metric(s) drawn.",
+    },
+    FigureKey {
+        key: "series",
+        values: "a column or a list of columns",
+        default: "`\"algorithm\"` (paired: none)",
+        kinds: "all",
+        doc: "Columns whose value combinations make the lines.",
+    },
+    FigureKey {
+        key: "facet",
+        values: "a column",
+        default: "none: one panel",
+        kinds: "all",
+        doc: "One panel (its own files) per value of this column.",
+    },
+    FigureKey {
+        key: "filter",
+        values: "a table of column = value or list of values",
+        default: "none: every run",
+        kinds: "all",
+        doc: "Keeps only the runs whose columns take these values.",
+    },
+    FigureKey {
+        key: "statistic",
+        values: "`\"mean\"`, `\"pooled\"`, `\"median\"` or `\"p95\"`",
+        default: "`\"mean\"`",
+        kinds: "line",
+        doc: "What a point summarises the replications with: the mean with its interval; \
+              pooled: Σ numerator / Σ denominator for ratio metrics that declare their \
+              parts, with a delta-method interval; median and p95 carry no interval.",
+    },
+    FigureKey {
+        key: "interval",
+        values: "`\"bars\"`, `\"band\"` or `\"none\"`",
+        default: "`\"bars\"`",
+        kinds: "line, paired, breakdown",
+        doc: "How intervals are drawn.",
+    },
+    FigureKey {
+        key: "interval_method",
+        values: "`\"t\"`, `\"bootstrap-percentile\"`, `\"bootstrap-bca\"`, `\"wilson\"`, \
+                 `\"clopper-pearson\"` or `\"delta\"`",
+        default: "the metric's own method",
+        kinds: "line, paired, breakdown",
+        doc: "The interval's method; refused where the estimate cannot use it (wilson and \
+              clopper-pearson need a 0/1 metric, delta a pooled ratio).",
+    },
+    FigureKey {
+        key: "confidence",
+        values: "number between 0 and 1",
+        default: "`0.95`",
+        kinds: "line, paired, breakdown",
+        doc: "The intervals' confidence level.",
+    },
+    FigureKey {
+        key: "log_x",
+        values: "`true` or `false`",
+        default: "`false`",
+        kinds: "all",
+        doc: "A logarithmic x axis.",
+    },
+    FigureKey {
+        key: "log_y",
+        values: "`true` or `false`",
+        default: "`false`",
+        kinds: "all",
+        doc: "A logarithmic y axis.",
+    },
+    FigureKey {
+        key: "title",
+        values: "text",
+        default: "made from the metric and x",
+        kinds: "all",
+        doc: "The figure's title (and the report's caption heading).",
+    },
+    FigureKey {
+        key: "x_label",
+        values: "text",
+        default: "the column's name and unit",
+        kinds: "all",
+        doc: "The x axis label.",
+    },
+    FigureKey {
+        key: "y_label",
+        values: "text",
+        default: "the metric's name and unit",
+        kinds: "all",
+        doc: "The y axis label.",
+    },
+    FigureKey {
+        key: "size",
+        values: "`\"one-column\"` or `\"two-column\"`",
+        default: "`\"one-column\"`",
+        kinds: "all",
+        doc: "The figure's width: one column or the full width of a two-column paper.",
+    },
+    FigureKey {
+        key: "a",
+        values: "an algorithm, or a variant (`\"me-krl k=2\"`)",
+        default: "required",
+        kinds: "paired",
+        doc: "The first term of the difference, `y(a)`.",
+    },
+    FigureKey {
+        key: "b",
+        values: "an algorithm or a variant, not `a`",
+        default: "required",
+        kinds: "paired",
+        doc: "The term subtracted, `y(b)`.",
+    },
+];
+
 /// Reads and checks a figure spec file.
 pub fn load(path: &Path) -> Result<Vec<FigureSpec>, InputError> {
     parse(&read(path)?, &path.display().to_string())
@@ -532,4 +700,30 @@ fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
         },
         origin,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented keys are exactly those the parser accepts, in its order: serde
+    /// lists the accepted keys when it refuses an unknown one.
+    #[test]
+    fn documented_keys_are_the_accepted_keys() {
+        let error = parse(
+            "[[figure]]\nname = \"f\"\nx = \"rate\"\nno_such_key = 1\n",
+            "f",
+        )
+        .expect_err("an unknown key is refused");
+        let message = error.to_string();
+        let accepted: Vec<&str> = message
+            .split_once("expected one of")
+            .expect("serde names the accepted keys")
+            .1
+            .split(',')
+            .map(|k| k.trim().trim_matches('`'))
+            .collect();
+        let documented: Vec<&str> = FIGURE_KEYS.iter().map(|k| k.key).collect();
+        assert_eq!(accepted, documented);
+    }
 }

@@ -31,6 +31,54 @@ pub const RUN_COLUMNS: &[family::def::Metric] = &[
     family::def::Metric::real("mob_mean_speed", "mean node speed (m/s)"),
 ];
 
+/// The columns that identify a run, first in every table's rows (runs and per-event
+/// tables alike), then one column per spec parameter: (column, type, meaning).
+pub const IDENTITY_COLUMNS: &[(&str, &str, &str)] = &[
+    (
+        "run_index",
+        "count",
+        "the run's position in the plan's canonical order",
+    ),
+    (
+        "run_key",
+        "text",
+        "the run's stable key: experiment, algorithm, parameters and replication \
+         (`me-load/algo=me-rl/rate=0.02/speed_max=20.0/rep=3`)",
+    ),
+    ("experiment", "text", "the spec's `name`"),
+    ("algorithm", "text", "the algorithm's registry name"),
+    ("replication", "count", "the replication, from 0"),
+    (
+        "seed",
+        "count",
+        "the run's seed, derived from `master_seed`, the replication and the parameters \
+         other than the algorithm and its own, so a point's algorithms share their \
+         mobility and workload",
+    ),
+    (
+        "tool_version",
+        "text",
+        "the linkrev version that ran it (Cargo.toml's, see CHANGELOG.md)",
+    ),
+];
+
+/// The `runs` columns that describe how a run went rather than measure it: (column,
+/// type, meaning).
+pub const OUTCOME_COLUMNS: &[(&str, &str, &str)] = &[
+    ("nodes", "count", "nodes in the run"),
+    ("duration_s", "real", "simulated time (s)"),
+    (
+        "first_violation",
+        "text or null",
+        "the first safety violation: kind, event index, time, nodes and detail",
+    ),
+    (
+        "aborted",
+        "text or null",
+        "why the run stopped early (its event budget), or null",
+    ),
+];
+
 /// Everything one finished run contributes to the store.
 #[derive(Clone, Debug)]
 pub struct RunRecord {

@@ -104,8 +104,8 @@ mod walk;
 pub use checks::{check_traces, trace_files};
 pub use expand::{estimated_runs, expand, plan_from_file};
 pub use schema::{
-    Choice, MAX_RUNS, MobilityKind, PauseShape, Scope, Sequential, Spec, SpecParam, SpecValue,
-    SpeedShape,
+    Choice, KeyDoc, MAX_RUNS, MobilityKind, PauseShape, Scope, Sequential, Spec, SpecParam,
+    SpecValue, SpeedShape, key_docs,
 };
 pub use seeds::{FNV_OFFSET, fnv1a64, fnv1a64_more, run_seed};
 pub(crate) use walk::closest;

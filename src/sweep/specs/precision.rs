@@ -29,6 +29,92 @@ const PRECISION_KEYS: &[&str] = &[
     "paired",
 ];
 
+/// What each of [`PRECISION_KEYS`] takes and means: (key, values, default, meaning).
+const PRECISION_KEY_DOCS: &[(&str, &str, &str, &str)] = &[
+    (
+        "metrics",
+        "a metric name, or a list of them (columns of the runs table)",
+        "required",
+        "The metrics every point must bring to the target; each uses its own interval \
+         method.",
+    ),
+    (
+        "relative_half_width",
+        "number > 0",
+        "one of the two is required",
+        "Stop a point when each metric's half-width is at most this fraction of its \
+         mean's magnitude (0.05: ±5%), Law and Kelton's relative rule.",
+    ),
+    (
+        "half_width",
+        "number > 0, in the metric's unit",
+        "one of the two is required",
+        "Stop a point when each metric's half-width is at most this.",
+    ),
+    (
+        "confidence",
+        "number between 0 and 1",
+        "`0.95`",
+        "The intervals' confidence level.",
+    ),
+    (
+        "paired",
+        "one of the spec's algorithms (at least two)",
+        "none",
+        "Judge each other algorithm's paired difference from this one, run by run, \
+         instead of each algorithm's own mean.",
+    ),
+];
+
+/// The reference entries of `[precision]`'s keys.
+pub(super) fn key_docs() -> Vec<super::schema::KeyDoc> {
+    PRECISION_KEYS
+        .iter()
+        .map(|key| {
+            let (_, values, default, doc) = PRECISION_KEY_DOCS
+                .iter()
+                .find(|(k, ..)| k == key)
+                .expect("every [precision] key is documented");
+            super::schema::KeyDoc {
+                path: format!("precision.{key}"),
+                values: values.to_string(),
+                default: default.to_string(),
+                doc: doc.to_string(),
+            }
+        })
+        .collect()
+}
+
+/// The reference entries of `replications = { min, max, batch }`.
+pub(super) fn replication_key_docs() -> Vec<super::schema::KeyDoc> {
+    [
+        (
+            "min",
+            "integer ≥ 2",
+            "Replications every point starts with.",
+        ),
+        (
+            "max",
+            "integer ≥ `min`",
+            "The most replications a point gets: the plan is made for `max`, so \
+             replication r of a point is the same run as in a fixed sweep of `max`.",
+        ),
+        (
+            "batch",
+            "integer ≥ 1",
+            "Replications added to a point that has not met its target, per wave.",
+        ),
+    ]
+    .into_iter()
+    .map(|(key, values, doc)| super::schema::KeyDoc {
+        path: format!("replications.{key}"),
+        values: values.to_string(),
+        default: "required".to_string(),
+        doc: doc.to_string(),
+    })
+    .collect()
+}
+
 /// Located errors for `file`.
 struct Errors<'a> {
     file: &'a str,

@@ -171,31 +171,59 @@ pub(super) enum Kind {
     TracePath,
 }
 
-/// A key of a section and the kind of value it takes.
+impl Kind {
+    /// The values a key of this kind takes, in words, for the reference.
+    fn describe(self) -> String {
+        match self {
+            Kind::Count => "integer ≥ 1".into(),
+            Kind::NonNegative => "number ≥ 0".into(),
+            Kind::Positive => "number > 0".into(),
+            Kind::Choice(words) => words
+                .iter()
+                .map(|(w, _)| format!("`\"{w}\"`"))
+                .collect::<Vec<_>>()
+                .join(" or "),
+            Kind::Area => "`\"WIDTHxHEIGHT\"`, metres, both > 0".into(),
+            Kind::Delay => "`\"const:D\"`, `\"uniform:MIN:MAX\"` or `\"exp:MIN:MEAN\"` (durations \
+                 such as `1ms`, `500us`, `0.002s`)"
+                .into(),
+            Kind::Duration => "a duration string ≥ 0 (`\"0ms\"`, `\"10ms\"`, `\"1s\"`)".into(),
+            Kind::CsTime => "seconds > 0, or `\"exp:MEAN\"` (exponential, mean in seconds)".into(),
+            Kind::TracePath => "list of trace file paths, relative to the spec's directory".into(),
+        }
+    }
+}
+
+/// A key of a section, the kind of value it takes, and what it means.
 pub(super) struct Field {
     pub(super) key: &'static str,
     pub(super) kind: Kind,
     /// Whether an omitted key takes [`default_value`] (else it is left out).
     pub(super) defaulted: bool,
+    /// What the key sets, for the reference (`linkrev reference`).
+    pub(super) doc: &'static str,
 }
 
-const fn field(key: &'static str, kind: Kind) -> Field {
+const fn field(key: &'static str, kind: Kind, doc: &'static str) -> Field {
     Field {
         key,
         kind,
         defaulted: true,
+        doc,
     }
 }
 
 /// A key that is left out when omitted: a trace's `duration` defaults to the trace's own.
-const fn optional(key: &'static str, kind: Kind) -> Field {
+const fn optional(key: &'static str, kind: Kind, doc: &'static str) -> Field {
     Field {
         key,
         kind,
         defaulted: false,
+        doc,
     }
 }
 
+/// The top-level keys and tables of a spec, in the order the reference lists them.
 pub(super) const TOP_KEYS: &[&str] = &[
     "name",
     "master_seed",
@@ -209,57 +237,168 @@ pub(super) const TOP_KEYS: &[&str] = &[
     "max_events",
 ];
 
+/// What each of [`TOP_KEYS`] takes and means: (key, values, default, meaning).
+const TOP_KEY_DOCS: &[(&str, &str, &str, &str)] = &[
+    (
+        "name",
+        "string of letters, digits, `_`, `-`",
+        "required",
+        "The experiment's name: the results directory (`results/NAME`) and the \
+         `experiment` column.",
+    ),
+    (
+        "master_seed",
+        "integer from 0 to 2^63 − 1",
+        "required",
+        "The seed every run's seed derives from, with the run's parameters and \
+         replication: the same spec and seed give the same runs.",
+    ),
+    (
+        "replications",
+        "integer ≥ 1, or `{ min, max, batch }`",
+        "required",
+        "Runs per point. A table makes the sweep sequential: each point starts with `min` \
+         replications and gets `batch` more until `[precision]` is met or `max` is reached.",
+    ),
+    (
+        "algorithms",
+        "list of registered algorithm names (`linkrev algorithms`)",
+        "required",
+        "The algorithms every point runs, all on the same mobility and workload (pairs).",
+    ),
+    (
+        "mobility",
+        "table",
+        "required",
+        "Random-waypoint keys, or `traces` with its keys; not both.",
+    ),
+    (
+        "network",
+        "table",
+        "all keys defaulted",
+        "The network model (radio range, delays, link breaks, change order).",
+    ),
+    (
+        "workload",
+        "table",
+        "required iff a family needs one",
+        "Critical-section requests, for mutual-exclusion algorithms.",
+    ),
+    (
+        "params",
+        "tables `[params.ALGORITHM]`",
+        "each algorithm's defaults",
+        "An algorithm's own parameters (see the algorithms reference); a list is an axis.",
+    ),
+    (
+        "precision",
+        "table",
+        "required iff `replications` is a table",
+        "The target that stops a sequential sweep's points.",
+    ),
+    (
+        "max_events",
+        "integer ≥ 1",
+        "derived from each run's size",
+        "Every run's event budget: a run that reaches it stops there, and its `aborted` column says so. \
+         Not part of run keys or seeds.",
+    ),
+];
+
 pub(super) const RWP_FIELDS: &[Field] = &[
-    field("nodes", Kind::Count),
-    field("area", Kind::Area),
-    field("speed_min", Kind::NonNegative),
-    field("speed_max", Kind::Positive),
+    field("nodes", Kind::Count, "Number of nodes."),
+    field(
+        "area",
+        Kind::Area,
+        "The rectangle the nodes move in, width × height in metres.",
+    ),
+    field(
+        "speed_min",
+        Kind::NonNegative,
+        "Lowest speed of a leg (m/s); at most `speed_max`.",
+    ),
+    field("speed_max", Kind::Positive, "Highest speed of a leg (m/s)."),
     field(
         "speed_dist",
         Kind::Choice(&[
             ("uniform", Choice::Speed(SpeedShape::Uniform)),
             ("normal", Choice::Speed(SpeedShape::Normal)),
         ]),
+        "How a leg's speed is drawn between the bounds: uniformly, or as setdest's `-s 2`.",
     ),
-    field("pause", Kind::NonNegative),
+    field(
+        "pause",
+        Kind::NonNegative,
+        "Mean pause at each waypoint (s).",
+    ),
     field(
         "pause_dist",
         Kind::Choice(&[
             ("constant", Choice::Pause(PauseShape::Constant)),
             ("uniform", Choice::Pause(PauseShape::Uniform)),
         ]),
+        "`constant`: every pause is `pause`; `uniform`: on [0, 2·pause] (setdest's `-P 2`).",
     ),
-    field("duration", Kind::Positive),
+    field(
+        "duration",
+        Kind::Positive,
+        "Simulated time of every run (s).",
+    ),
     field(
         "start",
         Kind::Choice(&[
             ("stationary", Choice::Start(StartMode::Stationary)),
             ("classic", Choice::Start(StartMode::Classic)),
         ]),
+        "`stationary`: the initial state is drawn from the model's stationary distribution \
+         (Navidi and Camp 2004), so statistics hold from t = 0; `classic`: uniform \
+         positions, moving at once (ns-2's, not in steady state at t = 0).",
     ),
 ];
 
 pub(super) const TRACE_FIELDS: &[Field] = &[
-    optional("traces", Kind::TracePath),
-    optional("duration", Kind::Positive),
+    optional(
+        "traces",
+        Kind::TracePath,
+        "ns-2 (setdest) or BonnMotion trace files; every point runs once per trace and \
+         replication, and the `trace` column names the file.",
+    ),
+    optional(
+        "duration",
+        Kind::Positive,
+        "Simulated time of every run (s); omitted: each trace's own duration.",
+    ),
     optional(
         "activity",
         Kind::Choice(&[
             ("none", Choice::Activity(false)),
             ("beside", Choice::Activity(true)),
         ]),
+        "`beside`: read each trace's SUMO activity file, named like the trace with \
+         `mobility` replaced by `activity`, so nodes exist only while active; omitted: \
+         `none`.",
     ),
 ];
 
 pub(super) const NETWORK_FIELDS: &[Field] = &[
-    field("range", Kind::Positive),
-    field("delay", Kind::Delay),
+    field(
+        "range",
+        Kind::Positive,
+        "Radio range (m): two nodes are linked while they are at most this far apart.",
+    ),
+    field(
+        "delay",
+        Kind::Delay,
+        "The delay of one message over one link; links are FIFO.",
+    ),
     field(
         "link_break",
         Kind::Choice(&[
             ("drain", Choice::LinkBreak(LinkBreak::Drain)),
             ("drop", Choice::LinkBreak(LinkBreak::Drop)),
         ]),
+        "Messages in flight on a link that breaks: `drain` delivers them (the papers' \
+         reliable links); `drop` loses them, tokens included, and counts them.",
     ),
     field(
         "changes",
@@ -267,14 +406,97 @@ pub(super) const NETWORK_FIELDS: &[Field] = &[
             ("overlap", Choice::Changes(ChangeMode::Overlap)),
             ("serialize", Choice::Changes(ChangeMode::Serialize)),
         ]),
+        "`overlap`: link changes happen at their trace times; `serialize`: a change waits \
+         until no message is in flight and no notification pending (one change at a time, \
+         as the leader-election paper assumes).",
     ),
-    field("detection_delay", Kind::Duration),
+    field(
+        "detection_delay",
+        Kind::Duration,
+        "Time from a link's break to its endpoints being told.",
+    ),
 ];
 
 pub(super) const WORKLOAD_FIELDS: &[Field] = &[
-    field("rate", Kind::Positive),
-    field("cs_time", Kind::CsTime),
+    field(
+        "rate",
+        Kind::Positive,
+        "Request rate λ per node (1/s): each node requests the critical section as a \
+         Poisson process, with at most one request outstanding. Required in `[workload]`.",
+    ),
+    field(
+        "cs_time",
+        Kind::CsTime,
+        "Time a node stays in the critical section (s).",
+    ),
 ];
+
+/// One documented spec key, for the reference page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyDoc {
+    /// As written in the file, with its section (`mobility.speed_max`).
+    pub path: String,
+    /// The values it takes, in words.
+    pub values: String,
+    /// What an omitted key means: its default as written in a spec, or why it has none.
+    pub default: String,
+    /// What it sets.
+    pub doc: String,
+}
+
+/// Every spec key, section by section (title, keys), from the tables the parser checks
+/// against: the reference cannot list a key the parser refuses or miss one it takes.
+pub fn key_docs() -> Vec<(&'static str, Vec<KeyDoc>)> {
+    let top = TOP_KEYS
+        .iter()
+        .map(|key| {
+            let (_, values, default, doc) = TOP_KEY_DOCS
+                .iter()
+                .find(|(k, ..)| k == key)
+                .expect("every top-level key is documented");
+            KeyDoc {
+                path: key.to_string(),
+                values: values.to_string(),
+                default: default.to_string(),
+                doc: doc.to_string(),
+            }
+        })
+        .collect();
+    let section = |name: &str, fields: &[Field]| -> Vec<KeyDoc> {
+        fields
+            .iter()
+            .map(|f| KeyDoc {
+                path: format!("{name}.{}", f.key),
+                values: match f.kind {
+                    // Always a list: one run per trace.
+                    Kind::TracePath => f.kind.describe(),
+                    kind => format!("{}; a list of them is an axis", kind.describe()),
+                },
+                default: match (default_value(f.key), f.defaulted) {
+                    (Some(v), true) => format!("`{v}`"),
+                    (None, true) => "required".to_string(),
+                    (_, false) => "see its meaning".to_string(),
+                },
+                doc: f.doc.to_string(),
+            })
+            .collect()
+    };
+    vec![
+        ("Top level", top),
+        (
+            "`[mobility]`: random waypoint",
+            section("mobility", RWP_FIELDS),
+        ),
+        ("`[mobility]`: traces", section("mobility", TRACE_FIELDS)),
+        ("`[network]`", section("network", NETWORK_FIELDS)),
+        ("`[workload]`", section("workload", WORKLOAD_FIELDS)),
+        (
+            "`replications` as a table",
+            super::precision::replication_key_docs(),
+        ),
+        ("`[precision]`", super::precision::key_docs()),
+    ]
+}
 
 /// `linkrev run`'s default for an omitted key, written as a user would write it (and
 /// checked and canonicalised like a written value); `None` for keys without one.

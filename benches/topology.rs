@@ -3,7 +3,7 @@
 //! shorter than a step and rounds every event time to the step), and the cost of
 //! generating and extracting 100- and 1000-node traces.
 //!
-//! Run with `cargo bench --bench topology`. README reports the measured ratio.
+//! Run with `cargo bench --bench topology`. The book's performance page reports the measured ratio.
 
 use linkrev::mobility::rwp::{self, RwpParams};
 use linkrev::mobility::{Area, Trace};

@@ -1,4 +1,4 @@
-//! Prints the coverage table in the README: each interval method, and the sequential
+//! Prints the coverage table of the book's statistics page: each interval method, and the sequential
 //! procedure, on distributions with a known mean (see `linkrev::stats::coverage`).
 //!
 //! `cargo run --release --example interval_coverage [REPETITIONS]` (default 10,000;

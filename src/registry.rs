@@ -49,7 +49,7 @@ pub static BUILTIN: &[AlgorithmDef] = &[
     .caveat(
         "follows the published rules A–E, which have known counterexamples when the network \
          partitions and merges (a stale Update revives a lost leader; rule E can strand a \
-         merging node as a sink): see README, Algorithms.",
+         merging node as a sink): see the book, The algorithms and where they come from.",
     ),
     leader_election::<LeTora5>(
         "le-tora5",
@@ -297,6 +297,52 @@ pub struct Registry {
     defs: Vec<AlgorithmDef>,
 }
 
+/// Names an algorithm parameter may not take: the spec keys (parameters are spec keys
+/// too, `[params.NAME]`, and one name is one table column) and the columns that
+/// identify every stored row. The spec parser's tests hold this list to its own keys.
+pub const RESERVED_NAMES: &[&str] = &[
+    // Spec keys, top level and by section.
+    "name",
+    "master_seed",
+    "replications",
+    "algorithms",
+    "mobility",
+    "network",
+    "workload",
+    "params",
+    "precision",
+    "max_events",
+    "nodes",
+    "area",
+    "speed_min",
+    "speed_max",
+    "speed_dist",
+    "pause",
+    "pause_dist",
+    "duration",
+    "start",
+    "traces",
+    "trace",
+    "activity",
+    "range",
+    "delay",
+    "link_break",
+    "changes",
+    "detection_delay",
+    "rate",
+    "cs_time",
+    // Columns of every row, and words of run keys.
+    "run_index",
+    "run_key",
+    "experiment",
+    "algorithm",
+    "algo",
+    "replication",
+    "rep",
+    "seed",
+    "tool_version",
+];
+
 impl Registry {
     /// The algorithms linkrev ships ([`BUILTIN`]).
     pub fn builtin() -> Self {
@@ -311,7 +357,8 @@ impl Registry {
 
     /// Adds `def` after the entries already there. Refused, naming both entries, if its
     /// name is taken; refused if its name is not a plain word, or a parameter's default
-    /// lies outside its range or its name is a metric's column.
+    /// lies outside its range or its name is a metric's column, a spec key or an
+    /// identifying column ([`RESERVED_NAMES`]).
     pub fn add(&mut self, def: AlgorithmDef) -> Result<&mut Self, RegistryError> {
         let plain = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
         if !def.name.starts_with(|c: char| c.is_ascii_alphabetic()) || !def.name.chars().all(plain)
@@ -336,6 +383,13 @@ impl Registry {
             }
             if let Some(f) = family::ALL.iter().find(|f| f.metric(p.name).is_some()) {
                 return Err(bad(format!("is the name of a {} metric", f.name())));
+            }
+            if RESERVED_NAMES.contains(&p.name) {
+                return Err(bad(
+                    "is a spec key or a column every stored row has: a spec could not \
+                     set it, and its column would shadow the other"
+                        .to_string(),
+                ));
             }
         }
         self.defs.push(def);

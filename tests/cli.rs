@@ -1,7 +1,7 @@
 //! The `linkrev trace …` commands end to end, through the real binary: footer agreement,
 //! exit codes, located errors, determinism and the absence of half-written output; and
 //! the registry as the commands list it (`linkrev algorithms`, `linkrev bench
-//! protocols`, README's table).
+//! protocols`, the algorithms reference page).
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -221,11 +221,14 @@ fn algorithms_lists_the_registry_and_readme_shows_it() {
     let table = linkrev(&["algorithms", "--markdown"]);
     assert!(table.status.success(), "{}", stderr(&table));
     let table = String::from_utf8(table.stdout).unwrap();
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/reference/algorithms.md"),
+    )
+    .unwrap();
     assert!(
-        readme.contains(&table),
-        "README's algorithm table is out of date; paste `linkrev algorithms --markdown`:\n{table}"
+        page.contains(&table),
+        "the algorithms reference page is out of date; run `linkrev reference --out \
+         docs/src/reference`:\n{table}"
     );
     let text = linkrev(&["algorithms"]);
     let text = String::from_utf8_lossy(&text.stdout);

@@ -1,4 +1,4 @@
-//! `linkrev demo` end to end at its quick size (the README's main command at full size):
+//! `linkrev demo` end to end at its quick size (README's main command at full size):
 //! every figure of the built-in figure spec is written with its data, and the report is
 //! byte-identical whatever the thread counts (the sweep's and polars').
 

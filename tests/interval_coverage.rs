@@ -3,7 +3,7 @@
 //! truth about as often as they claim. Seeded, so the numbers are the same on every
 //! machine; the bounds leave room for the Monte-Carlo error (about ±0.7 points at
 //! 1,000 repetitions) and state how far each method may fall short where it is known
-//! to (a skewed metric with ten runs). The README's table comes from
+//! to (a skewed metric with ten runs). The book's statistics page's table comes from
 //! `cargo run --release --example interval_coverage` with 10,000 repetitions.
 
 use linkrev::stats::IntervalMethod::{self, *};

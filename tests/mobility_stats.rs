@@ -92,7 +92,7 @@ fn mean_speed_matches_the_stationary_random_waypoint_formula() {
     };
     let trace = rwp::generate(&params).unwrap();
     let stats = mobility_stats(&trace, &link_timeline(&trace, 1.0));
-    let expected = rwp::stationary_mean_speed(&params); // 5.47 m/s per MOBILITY.md
+    let expected = rwp::stationary_mean_speed(&params); // 5.47 m/s: the analytic value for these parameters
     assert!((expected - 5.47).abs() < 0.01);
     assert!(
         (stats.mean_speed / expected - 1.0).abs() < 0.02,

@@ -4,7 +4,7 @@
 //! or one at a time in random order. Checked: the final heights and each node's number
 //! of reversal steps are the same for every schedule (rounds, random sequential
 //! orders, the protocol's messages delivered in random orders, the simulator), and full
-//! reversal's work on the chain of Busch, Sundaram and Tirthapura grows as the square
+//! reversal's work on the chain of Busch, Surapaneni and Tirthapura grows as the square
 //! of the number of bad nodes.
 
 mod common;
@@ -276,7 +276,7 @@ fn config(duration: f64) -> RunConfig {
     }
 }
 
-/// The chain of Busch, Sundaram and Tirthapura: the destination 0 reaches `k` bad
+/// The chain of Busch, Surapaneni and Tirthapura: the destination 0 reaches `k` bad
 /// nodes b1 … bk directly through b1, and their far end bk through `k + 1` good nodes.
 /// Initially every bad node routes towards b1; when 0–b1 fails, the only way out is
 /// through bk. Returns (nodes, links).
@@ -317,7 +317,7 @@ fn exponent(points: &[(f64, f64)]) -> f64 {
 }
 
 /// Full reversal's total work on the bad chain grows quadratically with the number of
-/// bad nodes (Busch, Sundaram and Tirthapura: Θ(n_b²)): the fitted exponent over
+/// bad nodes (Busch, Surapaneni and Tirthapura: Θ(n_b²)): the fitted exponent over
 /// k = 4 … 64 is 2 within 0.15, and each count equals the brute force's.
 #[test]
 fn full_reversal_work_on_the_bad_chain_is_quadratic() {

@@ -1,6 +1,6 @@
 //! The small graphs the checker starts from: named families (`path:4`, `ring:4`,
 //! `star:4`, `complete:4`, `grid:2x2`) or a file of edges, and every connected graph on
-//! a few nodes up to isomorphism (for the README's table).
+//! a few nodes up to isomorphism (for the table in the book's algorithms page).
 
 use crate::NodeId;
 use std::collections::BTreeSet;

@@ -11,7 +11,7 @@ pub struct AlgorithmsArgs {
     /// Print the registry as JSON.
     #[arg(long, conflicts_with = "markdown")]
     pub json: bool,
-    /// Print the registry as the Markdown table README.md shows (a test keeps them equal).
+    /// Print the registry as a Markdown table (the book's algorithms reference page).
     #[arg(long)]
     pub markdown: bool,
 }
@@ -33,7 +33,7 @@ struct Param {
     default: crate::protocol::ParamValue,
 }
 
-/// The registry as a Markdown table: the one in README.md, "Algorithms".
+/// The registry as a Markdown table: the book's algorithms reference page.
 pub fn markdown() -> String {
     let mut out = String::from(
         "| algorithm | family | description | parameters (`--param`, `[params.NAME]`) |\n\

@@ -387,7 +387,7 @@ fn scale(args: ScaleArgs) -> anyhow::Result<Outcome> {
 /// takes a few milliseconds and a 1,600-node run up to seconds; the fastest of a few
 /// few-millisecond runs catches the machine's best moment far more easily than the
 /// fastest of a few long ones, which biased every 1,600/50 ratio down on a busy
-/// machine (README, Performance). Repeating a short run until this much time has passed
+/// machine (the book's performance page). Repeating a short run until this much time has passed
 /// makes the two sizes' measurements windows of comparable length.
 const MIN_WINDOW_S: f64 = 0.1;
 

@@ -28,8 +28,8 @@ pub struct CheckArgs {
     #[arg(long, required_unless_present = "table")]
     pub graph: Option<String>,
     /// Instead of one check: every registered algorithm on every connected labelled
-    /// 4-node graph (38) and on path:5 and ring:5, with 1, 2 and 3 changes (README's
-    /// table), printed as Markdown. --max-depth applies; --requests defaults to 2 for
+    /// 4-node graph (38) and on path:5 and ring:5, with 1, 2 and 3 changes (the table
+    /// in the book's algorithms page), printed as Markdown. --max-depth applies; --requests defaults to 2 for
     /// mutual exclusion.
     #[arg(long, conflicts_with_all = ["algo", "graph", "json", "out"])]
     pub table: bool,
@@ -305,7 +305,7 @@ fn table_depth(family: Family, max_depth: usize) -> usize {
     max_depth / family.check_policy().table_depth_divisor.max(1)
 }
 
-/// README's table: every algorithm × graph × change budget, checked in parallel (each
+/// The book's table (algorithms page): every algorithm × graph × change budget, checked in parallel (each
 /// check single-threaded, so each violation is a shortest one and the table is the
 /// same on every run), summarised per algorithm, property and budget.
 fn table(args: &CheckArgs) -> String {

@@ -1,4 +1,5 @@
-//! Leader-election metrics and the legality monitor (definitions from DESIGN.md).
+//! Leader-election metrics and the legality monitor (definitions in the book's design
+//! page, `docs/src/explanation/design.md`, "Metric definitions").
 //!
 //! - A component is **legal** when all its nodes name the same leader, that leader is in
 //!   the component and is its only sink (no neighbour with a lower height), and every

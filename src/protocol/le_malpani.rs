@@ -1,7 +1,7 @@
 //! Leader election by link reversal: Malpani, Welch and Vaidya (DIALM 2000), the
 //! algorithm for one topology change at a time, as the seed slides give it
-//! (`seed/000_3dc3feed306f8e35.txt`: "Node Height in LE", "The Algorithm", rules A–E,
-//! and the overview walk-through).
+//! (the course slides' sections "Node Height in LE", "The Algorithm", rules A–E, and
+//! the overview walk-through; `docs/src/explanation/algorithms.md` cites them).
 //!
 //! # Heights and links
 //!

@@ -23,8 +23,8 @@
 //!
 //! Every message goes to a logical tree neighbour with [`Ctx::send_routed`]; the
 //! simulator's routing layer carries it hop by hop over the physical graph, one message
-//! and one delay per hop, and holds it while no path exists (DESIGN.md, "Raymond
-//! baseline"; the RL paper's "primitive on top of a routing layer"). Raymond's paper
+//! and one delay per hop, and holds it while no path exists (the book's design page,
+//! `docs/src/explanation/design.md`, "Raymond baseline"; the RL paper's "primitive on top of a routing layer"). Raymond's paper
 //! assumes reliable channels and says nothing of their cost, so what the routes cost is
 //! the experiment's choice:
 //!

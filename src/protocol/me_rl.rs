@@ -3,7 +3,7 @@
 //! J. E. Walter, J. L. Welch, N. H. Vaidya, "A Mutual Exclusion Algorithm for Ad Hoc
 //! Mobile Networks", Wireless Networks 7(6), 2001 (cited below as *WWV*; §4 is the
 //! algorithm and its pseudocode, §5 the correctness proof). The seed slides
-//! (`seed/000_3dc3feed306f8e35.txt`, "Notion of Height" to "Link formation") present the
+//! (the course slides, "Notion of Height" to "Link formation") present the
 //! same algorithm, extracted from pictures; where they are garbled this file follows WWV
 //! and says so.
 //!
@@ -61,7 +61,7 @@
 //!   `isolated_requester_resends_when_a_link_forms`). Before 2026-12 this reading also
 //!   applied at the holder, which then sent a `Request` for the token it held on every
 //!   `LinkInfo` it received in its CS with waiters (test
-//!   `a_holder_in_its_cs_never_requests_its_own_token`; README, "Changes to results").
+//!   `a_holder_in_its_cs_never_requests_its_own_token`).
 //! - **`Q` holds each node at most once** (`Enqueue` does nothing if the node is
 //!   there). WWV §5's variant function speaks of *the* position of `p_{j-1}` in
 //!   `Q_{p_j}`; a neighbour re-routing to the same node would otherwise be served twice.

@@ -34,7 +34,8 @@ pub struct RunSummary {
     /// Topology changes applied.
     pub topology_changes: u64,
     /// `serialize` mode: trace changes never applied because the protocol never went
-    /// quiet (non-zero means the run's topology froze; see README).
+    /// quiet (non-zero means the run's topology froze; see the book's design page, "Topology
+    /// changes: overlap and serialize").
     pub changes_pending_at_end: u64,
     /// The family's metrics, by column name.
     #[serde(flatten)]

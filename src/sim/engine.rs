@@ -3,7 +3,7 @@
 //! ([`super::network`]) and the workload ([`super::workload`]), and every observer told
 //! after each event.
 //!
-//! # Semantics (also in README)
+//! # Semantics (also in the book's design page, "Network model")
 //!
 //! - **Links** come from a [`LinkTimeline`] (exact unit-disk events), rounded to the
 //!   nanosecond. Both endpoints are told of a change, the lower id first.

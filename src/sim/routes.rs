@@ -37,7 +37,7 @@
 //! A table further behind than the log reaches is searched afresh. The log is short (a
 //! quarter of the node count): replaying a change costs a few memory reads per table,
 //! and on random-waypoint networks of 200–1,600 nodes a short log and more fresh (partial)
-//! searches measured faster than a long one (`linkrev bench scale`; README, Performance).
+//! searches measured faster than a long one (`linkrev bench scale`; the book's performance page).
 //! `tests` check every table entry against fresh searches after random change sequences.
 
 use super::link_matrix::{LinkMatrix, MAX_MATRIX_NODES};

@@ -6,7 +6,7 @@
 //! by how much a skewed metric with ten runs falls short; repeating the experiment
 //! thousands of times does. `tests/interval_coverage.rs` asserts the coverage within
 //! stated bounds (seeded, a few thousand repetitions); `examples/interval_coverage.rs`
-//! prints the README's table with more.
+//! prints the table of the book's statistics page with more.
 //!
 //! The samplers are the textbook transforms of uniform numbers (Box–Muller for the
 //! normal, −ln U for the exponential), seeded, so every number here is reproducible.

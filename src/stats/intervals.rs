@@ -15,7 +15,7 @@
 //! does say that the interval is not symmetric any more; the report names how many
 //! were cut. The t interval itself is exact for normal data and approximate otherwise;
 //! with few runs of a skewed metric it covers less than its nominal level (see the
-//! coverage table in the README).
+//! coverage table in the book's statistics page).
 //!
 //! **The bootstrap** (Efron & Tibshirani, "An Introduction to the Bootstrap", 1993,
 //! ch. 13–14) resamples the runs with replacement. Its generator is seeded from the

@@ -17,7 +17,7 @@
 //! whose spread happens to be small, so the final interval covers the true mean less
 //! often than its nominal level, most of all when `min` is small and the metric
 //! skewed. Law & Kelton report coverage close to nominal for γ ≤ 0.15 with normal-like
-//! data; `tests/interval_coverage.rs` measures it here (the README has the numbers).
+//! data; `tests/interval_coverage.rs` measures it here (the book's statistics page has the numbers).
 //! Raising `min` (10 or more) is the remedy.
 
 use super::Interval;

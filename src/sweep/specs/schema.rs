@@ -651,6 +651,27 @@ pub(super) fn describe(v: &Value) -> String {
 mod tests {
     use super::*;
 
+    /// The registry refuses parameters named like spec keys from its own list; every
+    /// key the parser takes, and every identifying column, must be on it.
+    #[test]
+    fn the_registry_reserves_every_spec_key_and_identifying_column() {
+        let keys = [RWP_FIELDS, TRACE_FIELDS, NETWORK_FIELDS, WORKLOAD_FIELDS]
+            .iter()
+            .flat_map(|fields| fields.iter().map(|f| f.key))
+            .chain(TOP_KEYS.iter().copied())
+            .chain(
+                crate::results::tables::IDENTITY_COLUMNS
+                    .iter()
+                    .map(|(c, ..)| *c),
+            );
+        for key in keys {
+            assert!(
+                crate::registry::RESERVED_NAMES.contains(&key),
+                "`{key}` is not in registry::RESERVED_NAMES"
+            );
+        }
+    }
+
     #[test]
     fn algorithm_parameters_do_not_shadow_spec_keys() {
         let spec_keys: Vec<&str> = [RWP_FIELDS, TRACE_FIELDS, NETWORK_FIELDS, WORKLOAD_FIELDS]

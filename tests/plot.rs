@@ -439,3 +439,40 @@ fn cdf_axes_always_span_zero_to_one() {
         assert!(svg.contains(&format!(">\n{tick}\n</text>")), "tick {tick}");
     }
 }
+
+/// The pgfplots file is laid out like the SVG: a paired figure whose differences all lie
+/// below zero keeps its zero line inside the y range (pgfplots would fit the axis to the
+/// data and drop it), the legend sits in the corner the SVG measured free, and a log
+/// axis gets the SVG's ticks as plain numbers.
+#[test]
+fn pgfplots_keeps_the_reference_line_legend_corner_and_log_ticks() {
+    let paired = LineChart {
+        title: "RL - Raymond".into(),
+        series: vec![Series {
+            label: "difference".into(),
+            points: vec![
+                Point::with_ci(0.02, -3.0, -4.0, -2.0),
+                Point::with_ci(0.05, -2.0, -2.5, -1.5),
+                Point::with_ci(0.1, -1.0, -1.4, -0.6),
+            ],
+        }],
+        reference_y: Some(0.0),
+        log_x: true,
+        ..LineChart::default()
+    };
+    let tex = pgfplots_tex(&paired);
+    let value = |key: &str| -> f64 {
+        let start = tex.find(&format!("{key}=")).unwrap() + key.len() + 1;
+        let end = start + tex[start..].find(',').unwrap();
+        tex[start..end].parse().unwrap()
+    };
+    assert!(value("ymax") > 0.0, "zero must be inside the axis:\n{tex}");
+    assert!(value("ymin") < -4.0, "{tex}");
+    assert!(
+        tex.contains("log ticks with fixed point, xtick={0.02,0.05,0.1}"),
+        "{tex}"
+    );
+    // The data fill the lower half at the left, so the SVG's legend goes elsewhere, and
+    // the .tex follows it.
+    assert!(!tex.contains("legend pos=south west"), "{tex}");
+}

@@ -119,6 +119,7 @@ fn the_page_shows_the_simulators_state_at_a_chosen_time() {
             "{algo}: every link oriented"
         );
         assert_eq!(drawn_links(&dom), expected, "{algo} at {at} s");
+        assert_eq!(sink_dots(&dom), sinks(&snap), "{algo}: sink dots");
         let panel = &dom[dom.find("id=\"p-state\"").unwrap()..];
         let panel = &panel[panel.find('>').unwrap() + 1..panel.find("</pre>").unwrap()];
         let want = snap["nodes"][3]["state"].as_str().unwrap();
@@ -139,6 +140,92 @@ fn the_page_shows_the_simulators_state_at_a_chosen_time() {
             assert_eq!(subs, leaders, "{algo}: leader labels");
         }
     }
+}
+
+/// The nodes a snapshot says should carry the sink dot: every link points to them
+/// (arrows point to the lower height) and they are not the leader, destination or token
+/// holder, whose being a sink is the algorithms' aim.
+fn sinks(snap: &serde_json::Value) -> BTreeSet<u32> {
+    let nodes = snap["nodes"].as_array().unwrap();
+    let mut into = vec![0; nodes.len()];
+    let mut out = vec![0; nodes.len()];
+    for l in snap["links"].as_array().unwrap() {
+        let (lo, hi, dir) = (
+            l[0].as_u64().unwrap(),
+            l[1].as_u64().unwrap(),
+            l[2].as_i64().unwrap(),
+        );
+        if dir == 0 {
+            continue;
+        }
+        let (from, to) = if dir > 0 { (lo, hi) } else { (hi, lo) };
+        into[to as usize] += 1;
+        out[from as usize] += 1;
+    }
+    (0..nodes.len())
+        .filter(|&i| {
+            let flags = nodes[i]["flags"].as_array().unwrap();
+            let aimed = ["leader", "destination", "token"]
+                .iter()
+                .any(|f| flags.iter().any(|g| g == f));
+            into[i] > 0 && out[i] == 0 && !aimed
+        })
+        .map(|i| i as u32)
+        .collect()
+}
+
+/// The nodes drawn with the sink dot.
+fn sink_dots(dom: &str) -> BTreeSet<u32> {
+    tags(dom, "g", "f-sink")
+        .iter()
+        .map(|t| attr(t, "data-id").unwrap().parse().unwrap())
+        .collect()
+}
+
+/// The slides' worked examples pass through states with sinks that must reverse: the
+/// page marks exactly those, at each step.
+#[test]
+fn the_sink_dot_marks_the_nodes_that_must_reverse() {
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut marked = 0;
+    for (scenario, at) in [
+        ("slides-le-a", "0.000002"),
+        ("slides-le-b", "0.000004"),
+        ("slides-rl", "0.000005"),
+        ("slides-rl", "0.000008"),
+    ] {
+        let page = tmp.path().join(format!("{scenario}-{at}.html"));
+        let snapshot = tmp.path().join(format!("{scenario}-{at}.json"));
+        linkrev(&[
+            "replay",
+            "--scenario",
+            scenario,
+            "--to",
+            at,
+            "--snapshot",
+            snapshot.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ]);
+        let url = format!("file://{}#t={at}", page.display());
+        let run = browse(
+            &chromium,
+            &tmp.path().join("profile"),
+            &["--dump-dom", "--window-size=1200,800"],
+            &url,
+        );
+        assert!(run.status.success(), "{scenario}: chromium failed");
+        let dom = String::from_utf8_lossy(&run.stdout);
+        let snap: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&snapshot).unwrap()).unwrap();
+        let want = sinks(&snap);
+        marked += want.len();
+        assert_eq!(sink_dots(&dom), want, "{scenario} at {at} s");
+    }
+    assert!(marked >= 3, "the chosen steps hold sinks ({marked})");
 }
 
 /// Pixel `(x, y)` of a screenshot, as RGB.

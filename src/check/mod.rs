@@ -170,6 +170,13 @@ pub struct CheckReport {
     /// Whether some execution was cut at the depth bound, or the state bound stopped
     /// the search.
     pub truncated: bool,
+    /// What cut the search, when it was cut: `"depth bound"`, `"state bound"` or both;
+    /// what an *unknown* verdict means here.
+    pub cut_by: Option<&'static str>,
+    /// How states were explored: `"exhaustive"`, or `"random: N executions, seed S"`
+    /// (with the executions actually run, fewer when every property was violated
+    /// early), so a random check's report says how to repeat it.
+    pub strategy: String,
     /// Wall time, seconds.
     pub seconds: f64,
     /// Per property.
@@ -191,7 +198,8 @@ pub(crate) struct Explored {
     pub(crate) states_generated: usize,
     pub(crate) depth_reached: usize,
     pub(crate) symmetry: bool,
-    pub(crate) truncated: bool,
+    pub(crate) cut_by: Option<&'static str>,
+    pub(crate) strategy: String,
     pub(crate) seconds: f64,
 }
 
@@ -220,7 +228,9 @@ impl CheckSetup {
             states_generated: explored.states_generated,
             depth_reached: explored.depth_reached,
             symmetry: explored.symmetry,
-            truncated: explored.truncated,
+            truncated: explored.cut_by.is_some(),
+            cut_by: explored.cut_by,
+            strategy: explored.strategy,
             seconds: explored.seconds,
             properties,
         }
@@ -250,7 +260,16 @@ pub fn run<P: Protocol>(
         .spawn_bfs()
         .join();
     // stateright's state target counts states generated, repeats included.
-    let truncated = checker.max_depth() >= target || checker.state_count() >= setup.max_states;
+    let cut_by = match (
+        checker.max_depth() >= target,
+        checker.state_count() >= setup.max_states,
+    ) {
+        (false, false) => None,
+        (true, false) => Some("depth bound"),
+        (false, true) => Some("state bound"),
+        (true, true) => Some("depth and state bounds"),
+    };
+    let truncated = cut_by.is_some();
     let model = checker.model();
     let properties = model
         .properties
@@ -293,7 +312,8 @@ pub fn run<P: Protocol>(
             states_generated: checker.state_count(),
             depth_reached: checker.max_depth().saturating_sub(1).min(setup.max_depth),
             symmetry: model.symmetry,
-            truncated,
+            cut_by,
+            strategy: "exhaustive".to_string(),
             seconds: started.elapsed().as_secs_f64(),
         },
         properties,

@@ -28,7 +28,9 @@ pub fn run<P: Protocol>(
     let mut found: Vec<Option<(String, Vec<Step>)>> = vec![None; model.properties.len()];
     let (mut states, mut deepest, mut cut) = (0usize, 0usize, false);
     let mut enabled = Vec::new();
+    let mut run = 0u64;
     for _ in 0..executions {
+        run += 1;
         let mut state = model.initial();
         let mut path: Vec<Step> = Vec::new();
         loop {
@@ -88,7 +90,8 @@ pub fn run<P: Protocol>(
             states_generated: states,
             depth_reached: deepest,
             symmetry: false,
-            truncated: cut,
+            cut_by: cut.then_some("depth bound"),
+            strategy: format!("random: {run} of {executions} executions, seed {seed}"),
             seconds: started.elapsed().as_secs_f64(),
         },
         properties,

@@ -200,17 +200,19 @@ fn print_report(report: &CheckReport) -> anyhow::Result<()> {
         report.change_mode,
         report.requests
     );
+    let how = match report.cut_by {
+        // A random check never closes the state space, cut or not.
+        _ if report.strategy != "exhaustive" => String::new(),
+        Some(bound) => format!(" (search cut at the {bound})"),
+        None => " (complete)".to_string(),
+    };
+    outln!("strategy       {}", report.strategy);
     outln!(
-        "explored       {} states ({} generated), depth {} of {}{}",
+        "explored       {} states ({} generated), depth {} of {}{how}",
         report.states,
         report.states_generated,
         report.depth_reached,
         report.max_depth,
-        if report.truncated {
-            " (search cut at the depth or state bound)"
-        } else {
-            " (complete)"
-        }
     );
     outln!(
         "symmetry       {}",
@@ -224,7 +226,10 @@ fn print_report(report: &CheckReport) -> anyhow::Result<()> {
     for p in &report.properties {
         let verdict = match &p.verdict {
             Verdict::Holds => "holds".to_string(),
-            Verdict::Unknown => "unknown (depth bound hit)".to_string(),
+            Verdict::Unknown => format!(
+                "unknown (search cut at the {})",
+                report.cut_by.unwrap_or("depth or state bound")
+            ),
             Verdict::NoViolationFound { executions } => {
                 format!("no violation in {executions} random executions")
             }

@@ -50,7 +50,8 @@ pub struct MergeArgs {
 pub struct ExportArgs {
     /// A results directory written by `linkrev sweep`.
     pub dir: PathBuf,
-    /// Write CSV copies of the tables (`runs.csv`, `changes.csv`, `requests.csv`).
+    /// Write CSV copies of the tables (`runs.csv`, `changes.csv`, `requests.csv`,
+    /// `route_changes.csv`).
     #[arg(long, required = true)]
     pub csv: bool,
     /// Export a directory whose sweep has not stored every run of its plan (by
@@ -525,12 +526,15 @@ fn print_plan(spec: &Spec, plan: &Plan) -> anyhow::Result<()> {
             values.len()
         );
     }
-    let fixed: Vec<String> = spec
-        .params
-        .iter()
-        .filter(|p| !p.is_axis)
-        .map(|p| format!("{} = {}", p.name, p.values[0]))
-        .collect();
+    // A parameter two algorithms declare (`holder`) is one column: listed once, with
+    // each distinct value.
+    let mut fixed: Vec<String> = Vec::new();
+    for p in spec.params.iter().filter(|p| !p.is_axis) {
+        let entry = format!("{} = {}", p.name, p.values[0]);
+        if !fixed.contains(&entry) {
+            fixed.push(entry);
+        }
+    }
     outln!("fixed         {}", fixed.join(", "));
     let algorithms: Vec<&str> = plan.algorithms.iter().map(|a| a.name()).collect();
     outln!("algorithms    {}", algorithms.join(", "));

@@ -43,7 +43,10 @@ pub const METRICS: &[Metric] = &[
         "route_converged_fraction",
         "fraction of changes converged (outside partitions)",
     ),
-    Metric::count("route_censored_changes", "censored topology changes"),
+    Metric::count(
+        "route_censored_changes",
+        "censored topology changes (routes)",
+    ),
     Metric::count("partitioned_changes", "topology changes inside a partition"),
     Metric::fraction(
         "route_availability",

@@ -203,6 +203,31 @@ fn draw<DB: DrawingBackend>(
     chart: &LineChart,
     scale: f64,
 ) -> anyhow::Result<()> {
+    let Layout {
+        series,
+        x: xr,
+        y: yr,
+        frame,
+    } = layout(chart, scale);
+    match (chart.log_x, chart.log_y) {
+        (false, false) => draw_on(root, chart, &series, xr, yr, &frame),
+        (true, false) => draw_on(root, chart, &series, log_axis(xr), yr, &frame),
+        (false, true) => draw_on(root, chart, &series, xr, log_axis(yr), &frame),
+        (true, true) => draw_on(root, chart, &series, log_axis(xr), log_axis(yr), &frame),
+    }
+}
+
+/// Where everything goes: the points as drawn, the axis ranges and the legend's place.
+/// The SVG/PNG and the pgfplots file are laid out by this one function, so a paper's
+/// figure has the report's axes and legend.
+struct Layout {
+    series: Vec<Vec<Point>>,
+    x: Range<f64>,
+    y: Range<f64>,
+    frame: Frame,
+}
+
+fn layout(chart: &LineChart, scale: f64) -> Layout {
     let series: Vec<Vec<Point>> = chart
         .series
         .iter()
@@ -255,11 +280,11 @@ fn draw<DB: DrawingBackend>(
         frame.y_span = (yr.start, yr.end);
         frame.legend = SeriesLabelPosition::UpperRight;
     }
-    match (chart.log_x, chart.log_y) {
-        (false, false) => draw_on(root, chart, &series, xr, yr, &frame),
-        (true, false) => draw_on(root, chart, &series, log_axis(xr), yr, &frame),
-        (false, true) => draw_on(root, chart, &series, xr, log_axis(yr), &frame),
-        (true, true) => draw_on(root, chart, &series, log_axis(xr), log_axis(yr), &frame),
+    Layout {
+        series,
+        x: xr,
+        y: yr,
+        frame,
     }
 }
 
@@ -803,13 +828,29 @@ pub fn pgfplots_tex(chart: &LineChart) -> String {
     let _ = writeln!(out, "  title={{{}}},", tex_escape(&chart.title));
     let _ = writeln!(out, "  xlabel={{{}}},", tex_escape(&chart.x_label));
     let _ = writeln!(out, "  ylabel={{{}}},", tex_escape(&chart.y_label));
-    if chart.log_x {
-        out.push_str("  xmode=log,\n");
+    // The report's own axis ranges, ticks and legend corner (the reference line, such
+    // as a paired figure's zero, inside the range even when every point lies on one
+    // side of it).
+    let Layout { x, y, frame, .. } = layout(chart, 1.0);
+    let _ = writeln!(out, "  xmin={}, xmax={},", num(x.start), num(x.end));
+    let _ = writeln!(out, "  ymin={}, ymax={},", num(y.start), num(y.end));
+    for (axis, log, range) in [("x", chart.log_x, &x), ("y", chart.log_y, &y)] {
+        if log {
+            let ticks: Vec<String> = log_ticks(range).into_iter().map(num).collect();
+            let _ = writeln!(
+                out,
+                "  {axis}mode=log, log ticks with fixed point, {axis}tick={{{}}},",
+                ticks.join(",")
+            );
+        }
     }
-    if chart.log_y {
-        out.push_str("  ymode=log,\n");
-    }
-    out.push_str("  legend pos=north west,\n]\n");
+    let corner = match frame.legend {
+        SeriesLabelPosition::UpperRight => "north east",
+        SeriesLabelPosition::LowerRight => "south east",
+        SeriesLabelPosition::LowerLeft => "south west",
+        _ => "north west",
+    };
+    let _ = writeln!(out, "  legend pos={corner},\n]");
     if let Some(r) = chart
         .reference_y
         .filter(|v| v.is_finite() && (!chart.log_y || *v > 0.0))

@@ -841,21 +841,30 @@ fn interval_notes(spec: &FigureSpec, table: &DataFrame) -> anyhow::Result<String
         .count();
     let cut = table.column("ci_cut")?.bool()?.sum().unwrap_or(0);
     let mut out = String::new();
+    let count = |n: usize, one: &str, many: &str| match n {
+        1 => format!("1 {one}"),
+        _ => format!("{n} {many}"),
+    };
     if cut > 0 {
         out.push_str(&format!(
-            " {cut} intervals reached past the metric's possible values and end at its \
-             bound (0, or 1 for a fraction)."
+            " {} past the metric's possible values and {} at its bound (0, or 1 for a \
+             fraction).",
+            count(cut as usize, "interval reached", "intervals reached"),
+            if cut == 1 { "ends" } else { "end" }
         ));
     }
     if single > 0 {
         out.push_str(&format!(
-            " {single} points rest on a single run and have no interval."
+            " {} on a single run and {} no interval.",
+            count(single, "point rests", "points rest"),
+            if single == 1 { "has" } else { "have" }
         ));
     }
     if open > 0 {
         out.push_str(&format!(
-            " {open} intervals reach below zero, off the logarithmic axis: drawn open at the \
-             bottom (exact bounds in the CSV)."
+            " {} below zero, off the logarithmic axis: drawn open at the bottom (exact \
+             bounds in the CSV).",
+            count(open, "interval reaches", "intervals reach")
         ));
     }
     Ok(out)

@@ -166,7 +166,9 @@ impl Health {
                     }
                     let mut what = Vec::new();
                     if let Some(v) = &first[i] {
-                        what.push(format!("{} safety violations, first: {v}", violations[i]));
+                        let n = violations[i];
+                        let noun = if n == 1 { "violation" } else { "violations" };
+                        what.push(format!("{n} safety {noun}, first: {v}"));
                     }
                     if let Some(a) = &aborted[i] {
                         what.push(format!("aborted: {a}"));

@@ -18,7 +18,10 @@
 //!   pending forever (Slurm 22.05 ignores the cluster-wide `kill_invalid_depend`). These
 //!   flags, and every `#SBATCH` option used here, exist in Slurm 22.05 to 24.x.
 //! - A shard count of N tasks gives task K the runs whose plan index is K−1 modulo N
-//!   (see [`super::execute::Shard`]), so each task gets a similar mix of parameters.
+//!   (see [`super::execute::Shard`]), so each task gets a similar mix of points. The
+//!   plan puts a point's algorithms side by side, so with A algorithms and N a multiple
+//!   of A a task runs one algorithm only: its runs may take longer or shorter than
+//!   another task's.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

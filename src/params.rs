@@ -112,7 +112,7 @@ pub fn parse_detection_delay(text: &str) -> Result<Duration, String> {
 /// done per neighbour grows with the degree, not with the node count.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum AreaShape {
-    /// S × S: the setup issue 14 measured with (`--rwp nodes=N,area=SxS`).
+    /// S × S, the shape of the original scaling measurement (`--rwp nodes=N,area=SxS`).
     #[default]
     Square,
     /// 5:1, the classic 1500 m × 300 m study's shape scaled up.

@@ -49,7 +49,7 @@ pub struct DemoArgs {
     /// Worker threads (default: all cores, at most 1024). Results do not depend on it.
     #[arg(long, value_parser = super::thread_count)]
     pub threads: Option<usize>,
-    /// A smaller demo (2 replications of 60 s instead of 4–5 of 300 s), for CI and a
+    /// A smaller demo (2 replications of 60 s instead of 5–10 of 300–600 s), for CI and a
     /// first look; also selected by LINKREV_DEMO_QUICK=1.
     #[arg(long)]
     pub quick: bool,

@@ -67,8 +67,9 @@ pub struct RunArgs {
     pub results: Option<PathBuf>,
     /// Replay an execution `linkrev check --out` wrote (`<property>.scenario`): its
     /// algorithm, graph, changes, deliveries, requests and releases, one per
-    /// microsecond, through the simulator and its monitors. `linkrev replay` also takes
-    /// the seed slides' worked examples by name: slides-le-a, slides-le-b, slides-rl.
+    /// microsecond, through the simulator and its monitors. (`linkrev replay`, not
+    /// `run`, also takes the slides' worked examples by name: slides-le-a, slides-le-b,
+    /// slides-rl.)
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<PathBuf>,
     /// An algorithm parameter, KEY=VALUE (repeatable), e.g. --param k=2.

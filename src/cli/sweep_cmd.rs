@@ -578,7 +578,7 @@ fn print_plan(spec: &Spec, plan: &Plan) -> anyhow::Result<()> {
     }
     match plan.node_seconds() {
         Some(ns) => outln!("work          {ns:.3e} simulated node-seconds"),
-        None => outln!("work          unknown until the trace files are read"),
+        None => outln!("work          not computed for trace files (their sizes vary)"),
     }
     if let (Some(first), Some(last)) = (plan.runs.first(), plan.runs.last()) {
         outln!("first run     {} (seed {})", first.key, first.seed);

@@ -287,7 +287,7 @@ pub const FIGURE_KEYS: &[FigureKey] = &[
         default: "required",
         kinds: "all",
         doc: "The x axis: a parameter of the runs table; for ecdf, the per-event column \
-              (`wait_s`, `convergence_s`, …).",
+              (`wait_s`, `convergence_time_s`, …).",
     },
     FigureKey {
         key: "y",

@@ -75,7 +75,8 @@ pub const OUTCOME_COLUMNS: &[(&str, &str, &str)] = &[
     (
         "aborted",
         "text or null",
-        "why the run stopped early (its event budget), or null",
+        "why the run stopped early (a message storm, time that stopped advancing, or \
+         its event budget), or null",
     ),
 ];
 

@@ -315,7 +315,9 @@ pub(super) const RWP_FIELDS: &[Field] = &[
     field(
         "speed_min",
         Kind::NonNegative,
-        "Lowest speed of a leg (m/s); at most `speed_max`.",
+        "Lowest speed of a leg (m/s); at most `speed_max`, and above 0 with `start = \
+         \"stationary\"` (the stationary speed density, proportional to 1/v, cannot be \
+         normalised down to 0).",
     ),
     field("speed_max", Kind::Positive, "Highest speed of a leg (m/s)."),
     field(
@@ -384,7 +386,8 @@ pub(super) const NETWORK_FIELDS: &[Field] = &[
     field(
         "range",
         Kind::Positive,
-        "Radio range (m): two nodes are linked while they are at most this far apart.",
+        "Radio range (m): two nodes are linked while they are less than this far apart \
+         (setdest's rule).",
     ),
     field(
         "delay",

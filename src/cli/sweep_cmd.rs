@@ -520,11 +520,11 @@ fn print_plan(spec: &Spec, plan: &Plan) -> anyhow::Result<()> {
     }
     for (i, (name, values)) in plan.axes.iter().enumerate() {
         let label = if i == 0 { "axes" } else { "" };
-        outln!(
-            "{label:<14}{name} = [{}] ({} values)",
-            list(values),
-            values.len()
-        );
+        let count = match values.len() {
+            1 => "1 value".to_string(),
+            n => format!("{n} values"),
+        };
+        outln!("{label:<14}{name} = [{}] ({count})", list(values));
     }
     // A parameter two algorithms declare (`holder`) is one column: listed once, with
     // each distinct value.

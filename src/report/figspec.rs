@@ -263,7 +263,7 @@ pub const FIGURE_KEYS: &[FigureKey] = &[
         default: "required",
         kinds: "all",
         doc: "Unique in the file: the stem of the figure's files (`NAME.svg`, `NAME.png`, \
-              `NAME.csv`, `NAME.tex`; facet panels add `--VALUE`).",
+              `NAME.csv`, `NAME.tex`; a facet panel is `NAME--COLUMN-VALUE`).",
     },
     FigureKey {
         key: "kind",

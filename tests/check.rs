@@ -36,6 +36,7 @@ fn setup(graph: SmallGraph, changes: u8, requests: u8, max_depth: usize) -> Chec
         requests,
         max_depth,
         max_states: 1_000_000,
+        max_memory: None,
         threads: 1,
         symmetry: true,
         strategy: linkrev::check::Strategy::Exhaustive,
@@ -545,5 +546,119 @@ fn connected_changes_give_gafni_bertsekas_a_verdict() {
             );
             assert!(!connected.truncated && connected.change_mode == "connected");
         }
+    }
+}
+
+/// RL with a planted bug: a node that queues a neighbour's request forgets to forward
+/// it towards the token (RL's handler runs, and its `Request` sends are dropped). The
+/// requester then waits for good, although no link ever changes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ForgetfulRl(linkrev::protocol::me_rl::Rl);
+
+impl Protocol for ForgetfulRl {
+    type Msg = linkrev::protocol::me_rl::RlMsg;
+    type Config = linkrev::protocol::TokenStart;
+
+    fn initial_states(config: &Self::Config, neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+        linkrev::protocol::me_rl::Rl::initial_states(config, neighbours)
+            .into_iter()
+            .map(ForgetfulRl)
+            .collect()
+    }
+
+    fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<Self::Msg>) {
+        self.0.on_link_up(peer, ctx);
+    }
+
+    fn on_link_down(&mut self, peer: NodeId, ctx: &mut Ctx<Self::Msg>) {
+        self.0.on_link_down(peer, ctx);
+    }
+
+    fn on_message(&mut self, from: NodeId, msg: Self::Msg, ctx: &mut Ctx<Self::Msg>) {
+        use linkrev::protocol::Effect;
+        use linkrev::protocol::me_rl::RlMsg;
+        if !matches!(msg, RlMsg::Request(_)) {
+            return self.0.on_message(from, msg, ctx);
+        }
+        let mut scratch = Ctx::new(ctx.node(), ctx.event_time_ns());
+        self.0.on_message(from, msg, &mut scratch);
+        for effect in scratch.drain() {
+            match effect {
+                // The bug: the forward of a queued request is never sent.
+                Effect::Send {
+                    msg: RlMsg::Request(_),
+                    ..
+                } => {}
+                Effect::Send { to, msg } => ctx.send(to, msg),
+                Effect::SendRouted { to, msg } => ctx.send_routed(to, msg),
+                Effect::EnterCs => ctx.enter_cs(),
+                Effect::SetTimer { delay_ns, tag } => ctx.set_timer(delay_ns, tag),
+            }
+        }
+    }
+
+    fn on_app(&mut self, event: AppEvent, ctx: &mut Ctx<Self::Msg>) {
+        self.0.on_app(event, ctx);
+    }
+}
+
+impl TokenView for ForgetfulRl {
+    fn holds_token(&self) -> bool {
+        self.0.holds_token()
+    }
+
+    fn in_cs(&self) -> bool {
+        self.0.in_cs()
+    }
+}
+
+impl linkrev::protocol::ReplayView for ForgetfulRl {
+    fn label(&self) -> String {
+        self.0.label()
+    }
+
+    fn points_to(&self, peer: NodeId, other: &Self) -> Option<bool> {
+        self.0.points_to(peer, &other.0)
+    }
+
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+}
+
+/// The checker catches the planted bug with a shortest execution: a request at a node
+/// two hops from the token, delivered once to a neighbour that forgets to forward it
+/// (2 steps; no shorter execution can strand a request). The same configuration holds
+/// for RL itself, and the bug is invisible to the safety properties.
+#[test]
+fn a_bug_planted_in_rl_is_caught_by_a_shortest_execution() {
+    let forgetful = linkrev::registry::mutual_exclusion::<ForgetfulRl>(
+        "me-rl-forgetful",
+        "RL whose nodes forget to forward a queued request (a planted bug)",
+    );
+    for graph in ["path:3", "path:4", "ring:4"] {
+        let mut s = setup(SmallGraph::parse(graph).unwrap(), 0, 1, 30);
+        s.change_mode = ChangeMode::Overlap;
+        let report = forgetful.check(&forgetful.default_params(), &s);
+        let Verdict::Violated { steps, detail, .. } = verdict(&report, "requests_served") else {
+            panic!("{graph}: the planted bug is not caught: {report:?}");
+        };
+        assert_eq!(steps.len(), 2, "{graph}: {steps:?}");
+        assert!(steps[0].starts_with("request at"), "{graph}: {steps:?}");
+        assert!(steps[1].starts_with("deliver"), "{graph}: {steps:?}");
+        assert!(detail.contains("still waits"), "{graph}: {detail}");
+        for safety in ["at_most_k_in_cs", "token_count"] {
+            assert!(
+                matches!(verdict(&report, safety), Verdict::Holds),
+                "{graph}"
+            );
+        }
+        let rl = check("me-rl", &s);
+        assert!(
+            rl.properties
+                .iter()
+                .all(|p| matches!(p.verdict, Verdict::Holds)),
+            "{graph}: RL itself: {rl:?}"
+        );
     }
 }

@@ -33,6 +33,7 @@ fn setup(graph: &str, changes: u8, requests: u8) -> CheckSetup {
         requests,
         max_depth: 40,
         max_states: 1_000_000,
+        max_memory: None,
         threads: 1,
         symmetry: false,
         strategy: linkrev::check::Strategy::Exhaustive,

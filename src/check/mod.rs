@@ -78,6 +78,10 @@ pub struct CheckSetup {
     /// The most states to generate, repeats included (memory: about a kilobyte per
     /// distinct state); the search stops there and unviolated properties are unknown.
     pub max_states: usize,
+    /// The most resident memory the process may take, bytes (`--max-memory`): past it
+    /// the search admits no new state, ends, and properties not violated are unknown
+    /// ([`model::MemoryBound`]). `None`: no bound but `max_states`.
+    pub max_memory: Option<u64>,
     /// Checker threads (1: shortest counterexamples guaranteed).
     pub threads: usize,
     /// Whether to explore one representative per node renaming, for protocols whose
@@ -261,13 +265,16 @@ pub fn run<P: Protocol>(
         .join();
     // stateright's state target counts states generated, repeats included.
     let cut_by = match (
+        checker.model().memory.passed(),
         checker.max_depth() >= target,
         checker.state_count() >= setup.max_states,
     ) {
-        (false, false) => None,
-        (true, false) => Some("depth bound"),
-        (false, true) => Some("state bound"),
-        (true, true) => Some("depth and state bounds"),
+        // Memory first: it stops the search wherever it is, whatever else was hit.
+        (true, ..) => Some("memory bound"),
+        (false, false, false) => None,
+        (false, true, false) => Some("depth bound"),
+        (false, false, true) => Some("state bound"),
+        (false, true, true) => Some("depth and state bounds"),
     };
     let truncated = cut_by.is_some();
     let model = checker.model();
@@ -367,6 +374,7 @@ pub fn family_model<P: Protocol>(
         properties,
         found: Default::default(),
         symmetry: false,
+        memory: model::MemoryBound::new(setup.max_memory),
     }
 }
 

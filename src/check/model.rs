@@ -92,6 +92,62 @@ pub struct ProtocolModel<P: Protocol> {
     /// Whether states are replaced by the representative of their node renamings
     /// ([`super::symmetry`]); only set for protocols that declare the symmetry.
     pub symmetry: bool,
+    /// The resident-memory bound of the search (`--max-memory`).
+    pub memory: MemoryBound,
+}
+
+/// A bound on the process's resident memory during a search. Once it is passed, no new
+/// state is admitted (stateright's `within_boundary`), so the search drains what it
+/// holds and ends, cut, with its verdicts unknown: a search that would not fit ends with
+/// a report, not with the kernel's out-of-memory kill.
+///
+/// Resident memory is read from the kernel every [`MemoryBound::EVERY`] states (a read
+/// costs microseconds; a state, about one), so the bound may be passed by the memory
+/// those states take: a few megabytes.
+#[derive(Debug, Default)]
+pub struct MemoryBound {
+    /// Bytes; `None`: no bound.
+    limit: Option<u64>,
+    /// States judged against the bound so far.
+    seen: std::sync::atomic::AtomicU64,
+    /// Whether the bound was passed.
+    passed: std::sync::atomic::AtomicBool,
+}
+
+impl MemoryBound {
+    /// States between two readings of resident memory.
+    pub const EVERY: u64 = 4096;
+
+    /// A bound of `limit` bytes of resident memory (`None`: unbounded).
+    pub fn new(limit: Option<u64>) -> Self {
+        Self {
+            limit,
+            ..Self::default()
+        }
+    }
+
+    /// Whether another state may be admitted.
+    pub fn admits(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let Some(limit) = self.limit else {
+            return true;
+        };
+        if self.passed.load(Relaxed) {
+            return false;
+        }
+        if self.seen.fetch_add(1, Relaxed).is_multiple_of(Self::EVERY)
+            && crate::memory::resident().is_some_and(|(now, _)| now > limit)
+        {
+            self.passed.store(true, Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// Whether the bound was passed, cutting the search.
+    pub fn passed(&self) -> bool {
+        self.passed.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 impl<P: Protocol> ProtocolModel<P> {
@@ -355,6 +411,10 @@ impl<P: Protocol> Model for ProtocolModel<P> {
         for &node in &state.in_cs {
             actions.push(Step::Release { node });
         }
+    }
+
+    fn within_boundary(&self, _: &CheckState<P>) -> bool {
+        self.memory.admits()
     }
 
     fn next_state(&self, last: &CheckState<P>, action: Step) -> Option<CheckState<P>> {

@@ -201,6 +201,7 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
         requests,
         max_depth: args.max_depth,
         max_states: usize::MAX,
+        max_memory: None,
         threads,
         // The plain search explores the full state space: compare like with like.
         symmetry: false,

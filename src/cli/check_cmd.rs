@@ -54,6 +54,13 @@ pub struct CheckArgs {
     /// unknown.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_states: usize,
+    /// The most resident memory the search may take: bytes, or with K, M or G (powers
+    /// of 1024), e.g. 4G. Past it the search admits no new state and ends, and
+    /// properties not violated are unknown ("search cut at the memory bound"), where
+    /// the process would otherwise be killed. Default: half of the machine's memory;
+    /// --table takes it only when given (its parallel checks share the process).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_memory: Option<u64>,
     /// Checker threads. With 1 (the default) each violation found is a shortest one.
     #[arg(long, default_value_t = 1, value_parser = super::thread_count)]
     pub threads: usize,
@@ -147,6 +154,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         requests: args.requests,
         max_depth: args.max_depth,
         max_states: args.max_states,
+        max_memory: args.max_memory.or_else(half_of_memory),
         threads: args.threads,
         symmetry: args.symmetry == OnOff::On,
         strategy: match args.strategy {
@@ -337,6 +345,7 @@ fn table(args: &CheckArgs) -> String {
                 },
                 max_depth: table_depth(algo.family(), args.max_depth),
                 max_states: args.max_states,
+                max_memory: args.max_memory,
                 threads: 1,
                 symmetry: args.symmetry == OnOff::On,
                 strategy: Strategy::Exhaustive,
@@ -428,4 +437,59 @@ fn table(args: &CheckArgs) -> String {
         }
     }
     out
+}
+
+/// A size in bytes: a number, optionally followed by K, M or G (powers of 1024).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (number, unit) = match text.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => (&text[..i], &text[i..]),
+        None => (text, ""),
+    };
+    let scale: u64 = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        _ => {
+            return Err(format!(
+                "`{text}`: use a number of bytes, or K, M or G (e.g. 4G)"
+            ));
+        }
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size (e.g. 512M, 4G)"))?;
+    let bytes = value * scale as f64;
+    if !(bytes.is_finite() && bytes >= (1 << 20) as f64 && bytes < 1e18) {
+        return Err(format!("`{text}`: give at least 1M"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Half of the machine's memory (`MemTotal` in `/proc/meminfo`): the default bound of
+/// one check, so that a search too large for the machine ends with a report.
+fn half_of_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024 / 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_take_binary_units() {
+        assert_eq!(parse_size("4G"), Ok(4 << 30));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("1.5g"), Ok(3 << 29));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert!(parse_size("12").is_err(), "below 1M");
+        assert!(parse_size("4T").is_err());
+        assert!(parse_size("lots").is_err());
+    }
 }

@@ -98,6 +98,7 @@ pub fn check_steps<F: Watches<P>, P: crate::protocol::Protocol>(
         requests,
         max_depth: steps.len(),
         max_states: 0,
+        max_memory: None,
         threads: 1,
         symmetry: false,
         strategy: crate::check::Strategy::Exhaustive,

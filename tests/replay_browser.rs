@@ -10,6 +10,7 @@ mod browser;
 
 use browser::{browse, chromium_or_skip, console_messages};
 use std::collections::BTreeSet;
+use std::path::Path;
 use std::process::Command;
 
 fn linkrev(args: &[&str]) {
@@ -57,6 +58,43 @@ fn drawn_links(dom: &str) -> BTreeSet<(u32, u32, i8)> {
         .collect()
 }
 
+/// Writes the replay page and snapshot of `source` (the replay's input arguments) up to
+/// `at` seconds, opens the page at `#t={at}{fragment}` and returns the DOM Chromium
+/// dumped and the snapshot (the simulator's state at `at`).
+fn page_at(
+    chromium: &Path,
+    tmp: &Path,
+    name: &str,
+    source: &[&str],
+    at: &str,
+    fragment: &str,
+) -> (String, serde_json::Value) {
+    let page = tmp.join(format!("{name}.html"));
+    let snapshot = tmp.join(format!("{name}.json"));
+    let mut args = vec!["replay"];
+    args.extend_from_slice(source);
+    args.extend([
+        "--to",
+        at,
+        "--snapshot",
+        snapshot.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    linkrev(&args);
+    let url = format!("file://{}#t={at}{fragment}", page.display());
+    let run = browse(
+        chromium,
+        &tmp.join("profile"),
+        &["--dump-dom", "--window-size=1200,800"],
+        &url,
+    );
+    assert!(run.status.success(), "{name}: chromium failed");
+    assert_eq!(console_messages(&run), Vec::<String>::new(), "{name}");
+    let snap = serde_json::from_slice(&std::fs::read(&snapshot).unwrap()).unwrap();
+    (String::from_utf8_lossy(&run.stdout).into_owned(), snap)
+}
+
 #[test]
 fn the_page_shows_the_simulators_state_at_a_chosen_time() {
     let Some(chromium) = chromium_or_skip() else {
@@ -69,41 +107,21 @@ fn the_page_shows_the_simulators_state_at_a_chosen_time() {
         ("le-malpani", 12, "57.9"),
         ("gb-partial", 12, "23.45"),
     ] {
-        let page = tmp.path().join(format!("{algo}.html"));
-        let snapshot = tmp.path().join(format!("{algo}.json"));
-        linkrev(&[
-            "replay",
-            "--algo",
-            algo,
-            "--rwp",
-            &format!("nodes={nodes},area=800x300,duration=60"),
-            "--seed",
-            "4",
-            "--to",
-            at,
-            "--snapshot",
-            snapshot.to_str().unwrap(),
-            "-o",
-            page.to_str().unwrap(),
-        ]);
+        let rwp = format!("nodes={nodes},area=800x300,duration=60");
         // Node 3's panel open: its state text must be the one the snapshot has.
-        let url = format!("file://{}#t={at}&node=3", page.display());
-        let run = browse(
+        let (dom, snap) = page_at(
             &chromium,
-            &tmp.path().join("profile"),
-            &["--dump-dom", "--window-size=1200,800"],
-            &url,
+            tmp.path(),
+            algo,
+            &["--algo", algo, "--rwp", &rwp, "--seed", "4"],
+            at,
+            "&node=3",
         );
-        assert!(run.status.success(), "{algo}: chromium failed");
-        assert_eq!(console_messages(&run), Vec::<String>::new(), "{algo}");
-        let dom = String::from_utf8_lossy(&run.stdout);
         assert_eq!(
             tags(&dom, "g", "node").len(),
             nodes,
             "{algo}: node elements"
         );
-        let snap: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(&snapshot).unwrap()).unwrap();
         let expected: BTreeSet<(u32, u32, i8)> = snap["links"]
             .as_array()
             .unwrap()
@@ -197,30 +215,14 @@ fn the_sink_dot_marks_the_nodes_that_must_reverse() {
         ("slides-rl", "0.000005"),
         ("slides-rl", "0.000008"),
     ] {
-        let page = tmp.path().join(format!("{scenario}-{at}.html"));
-        let snapshot = tmp.path().join(format!("{scenario}-{at}.json"));
-        linkrev(&[
-            "replay",
-            "--scenario",
-            scenario,
-            "--to",
-            at,
-            "--snapshot",
-            snapshot.to_str().unwrap(),
-            "-o",
-            page.to_str().unwrap(),
-        ]);
-        let url = format!("file://{}#t={at}", page.display());
-        let run = browse(
+        let (dom, snap) = page_at(
             &chromium,
-            &tmp.path().join("profile"),
-            &["--dump-dom", "--window-size=1200,800"],
-            &url,
+            tmp.path(),
+            &format!("{scenario}-{at}"),
+            &["--scenario", scenario],
+            at,
+            "",
         );
-        assert!(run.status.success(), "{scenario}: chromium failed");
-        let dom = String::from_utf8_lossy(&run.stdout);
-        let snap: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(&snapshot).unwrap()).unwrap();
         let want = sinks(&snap);
         marked += want.len();
         assert_eq!(sink_dots(&dom), want, "{scenario} at {at} s");

@@ -105,8 +105,21 @@ pub use checks::{check_traces, trace_files};
 pub use expand::{estimated_runs, expand, plan_from_file};
 pub use schema::{
     Choice, KeyDoc, MAX_RUNS, MobilityKind, PauseShape, Scope, Sequential, Spec, SpecParam,
-    SpecValue, SpeedShape, key_docs,
+    SpecValue, SpeedShape,
 };
+
+/// Every spec key, section by section (title, keys), from the tables the parser checks
+/// against: the reference (`linkrev reference`) cannot list a key the parser refuses or
+/// miss one it takes.
+pub fn key_docs() -> Vec<(&'static str, Vec<KeyDoc>)> {
+    let mut sections = schema::section_key_docs();
+    sections.push((
+        "`replications` as a table",
+        precision::replication_key_docs(),
+    ));
+    sections.push(("`[precision]`", precision::key_docs()));
+    sections
+}
 pub use seeds::{FNV_OFFSET, fnv1a64, fnv1a64_more, run_seed};
 pub(crate) use walk::closest;
 pub use walk::{load, parse, parse_stored};

@@ -447,9 +447,10 @@ pub struct KeyDoc {
     pub doc: String,
 }
 
-/// Every spec key, section by section (title, keys), from the tables the parser checks
-/// against: the reference cannot list a key the parser refuses or miss one it takes.
-pub fn key_docs() -> Vec<(&'static str, Vec<KeyDoc>)> {
+/// The keys of the sections this file defines, section by section (title, keys), from
+/// the tables the parser checks against; [`super::key_docs`] adds the keys of
+/// `replications` as a table and `[precision]`.
+pub(super) fn section_key_docs() -> Vec<(&'static str, Vec<KeyDoc>)> {
     let top = TOP_KEYS
         .iter()
         .map(|key| {
@@ -493,11 +494,6 @@ pub fn key_docs() -> Vec<(&'static str, Vec<KeyDoc>)> {
         ("`[mobility]`: traces", section("mobility", TRACE_FIELDS)),
         ("`[network]`", section("network", NETWORK_FIELDS)),
         ("`[workload]`", section("workload", WORKLOAD_FIELDS)),
-        (
-            "`replications` as a table",
-            super::precision::replication_key_docs(),
-        ),
-        ("`[precision]`", super::precision::key_docs()),
     ]
 }
 

@@ -297,9 +297,25 @@ pub struct Registry {
     defs: Vec<AlgorithmDef>,
 }
 
-/// Names an algorithm parameter may not take: the spec keys (parameters are spec keys
-/// too, `[params.NAME]`, and one name is one table column) and the columns that
-/// identify every stored row. The spec parser's tests hold this list to its own keys.
+/// Whether `name` is a column the store writes besides parameters: a run's identity, its
+/// outcome and counts, a row count, or a per-event table's column.
+fn stored_column(name: &str) -> bool {
+    use crate::results::tables;
+    tables::IDENTITY_COLUMNS
+        .iter()
+        .chain(tables::OUTCOME_COLUMNS)
+        .any(|(c, ..)| *c == name)
+        || tables::RUN_COLUMNS.iter().any(|m| m.column == name)
+        || family::ALL.iter().any(|f| {
+            let table = f.event_table();
+            tables::stored_rows_column(table) == name
+                || table.columns().iter().any(|(c, _)| *c == name)
+        })
+}
+
+/// Names an algorithm parameter may not take besides stored columns: the spec keys
+/// (parameters are spec keys too, `[params.NAME]`, and one name is one table column)
+/// and the words of run keys. The spec parser's tests hold this list to its own keys.
 pub const RESERVED_NAMES: &[&str] = &[
     // Spec keys, top level and by section.
     "name",
@@ -386,9 +402,12 @@ impl Registry {
             }
             if RESERVED_NAMES.contains(&p.name) {
                 return Err(bad(
-                    "is a spec key or a column every stored row has: a spec could not \
-                     set it, and its column would shadow the other"
-                        .to_string(),
+                    "is a spec key or a word of run keys: a spec could not set it".to_string(),
+                ));
+            }
+            if stored_column(p.name) {
+                return Err(bad(
+                    "is a column of the stored tables: its own column would shadow it".to_string(),
                 ));
             }
         }

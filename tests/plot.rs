@@ -450,10 +450,11 @@ fn pgfplots_keeps_the_reference_line_legend_corner_and_log_ticks() {
         title: "RL - Raymond".into(),
         series: vec![Series {
             label: "difference".into(),
+            // Falling from just below zero at the left: the upper left is taken.
             points: vec![
-                Point::with_ci(0.02, -3.0, -4.0, -2.0),
+                Point::with_ci(0.02, -0.3, -0.5, -0.1),
                 Point::with_ci(0.05, -2.0, -2.5, -1.5),
-                Point::with_ci(0.1, -1.0, -1.4, -0.6),
+                Point::with_ci(0.1, -4.0, -4.5, -3.5),
             ],
         }],
         reference_y: Some(0.0),
@@ -467,12 +468,12 @@ fn pgfplots_keeps_the_reference_line_legend_corner_and_log_ticks() {
         tex[start..end].parse().unwrap()
     };
     assert!(value("ymax") > 0.0, "zero must be inside the axis:\n{tex}");
-    assert!(value("ymin") < -4.0, "{tex}");
+    assert!(value("ymin") < -4.5, "{tex}");
     assert!(
         tex.contains("log ticks with fixed point, xtick={0.02,0.05,0.1}"),
         "{tex}"
     );
-    // The data fill the lower half at the left, so the SVG's legend goes elsewhere, and
-    // the .tex follows it.
-    assert!(!tex.contains("legend pos=south west"), "{tex}");
+    // The data take the upper left, where the legend would otherwise go; the upper
+    // right is free, and both the SVG and the .tex put it there.
+    assert!(tex.contains("legend pos=north east"), "{tex}");
 }

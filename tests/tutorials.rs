@@ -131,7 +131,11 @@ fn follow(page: &str) -> usize {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let has_latex = Command::new("pdflatex").arg("--version").output().is_ok();
+    // pdflatex with pgfplots, which the figures' .tex files need.
+    let has_latex = Command::new("kpsewhich")
+        .arg("pgfplots.sty")
+        .output()
+        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
     let dir = work.path().join("reader");
     std::fs::create_dir(&dir).unwrap();
     let mut commands = 0;

@@ -171,15 +171,15 @@ pub struct CheckReport {
     /// Whether symmetry reduction was applied (`states` then counts states up to node
     /// renaming); off when not asked for or when the protocol's rules compare node ids.
     pub symmetry: bool,
-    /// Whether some execution was cut at the depth bound, or the state bound stopped
-    /// the search.
+    /// Whether the search was cut (`cut_by` is set); kept as its own field for readers
+    /// of `check.json` written before `cut_by`.
     pub truncated: bool,
-    /// What cut the search, when it was cut: `"depth bound"`, `"state bound"` or both;
-    /// what an *unknown* verdict means here.
+    /// What cut the search, when it was cut: `"memory bound"`, `"depth bound"`,
+    /// `"state bound"` or `"depth and state bounds"`; what an *unknown* verdict means.
     pub cut_by: Option<&'static str>,
-    /// How states were explored: `"exhaustive"`, or `"random: N executions, seed S"`
-    /// (with the executions actually run, fewer when every property was violated
-    /// early), so a random check's report says how to repeat it.
+    /// How states were explored: `"exhaustive"`, or `"random: R of N executions, seed
+    /// S"` (R run, fewer than N when every property was violated early), so a random
+    /// check's report says how to repeat it.
     pub strategy: String,
     /// Wall time, seconds.
     pub seconds: f64,

@@ -29,8 +29,8 @@ pub fn run<P: Protocol>(
     let (mut states, mut deepest, mut cut) = (0usize, 0usize, false);
     let mut enabled = Vec::new();
     let mut run = 0u64;
-    for _ in 0..executions {
-        run += 1;
+    for execution in 1..=executions {
+        run = execution;
         let mut state = model.initial();
         let mut path: Vec<Step> = Vec::new();
         loop {

@@ -57,9 +57,10 @@ pub struct CheckArgs {
     /// The most resident memory the search may take: bytes, or with K, M or G (powers
     /// of 1024), e.g. 4G. Past it the search admits no new state and ends, and
     /// properties not violated are unknown ("search cut at the memory bound"), where
-    /// the process would otherwise be killed. Default: half of the machine's memory;
-    /// --table takes it only when given (its parallel checks share the process).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    /// the process would otherwise be killed. Default: half of the memory the process
+    /// may use (the machine's, or its cgroup's limit, whichever is smaller). Not with
+    /// --table, whose parallel checks share one process's memory.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, conflicts_with = "table")]
     pub max_memory: Option<u64>,
     /// Checker threads. With 1 (the default) each violation found is a shortest one.
     #[arg(long, default_value_t = 1, value_parser = super::thread_count)]
@@ -154,7 +155,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         requests: args.requests,
         max_depth: args.max_depth,
         max_states: args.max_states,
-        max_memory: args.max_memory.or_else(half_of_memory),
+        max_memory: memory_bound(args.max_memory)?,
         threads: args.threads,
         symmetry: args.symmetry == OnOff::On,
         strategy: match args.strategy {
@@ -345,7 +346,7 @@ fn table(args: &CheckArgs) -> String {
                 },
                 max_depth: table_depth(algo.family(), args.max_depth),
                 max_states: args.max_states,
-                max_memory: args.max_memory,
+                max_memory: None,
                 threads: 1,
                 symmetry: args.symmetry == OnOff::On,
                 strategy: Strategy::Exhaustive,
@@ -439,42 +440,71 @@ fn table(args: &CheckArgs) -> String {
     out
 }
 
-/// A size in bytes: a number, optionally followed by K, M or G (powers of 1024).
+/// A size in bytes: a number, optionally followed by K, M or G (powers of 1024; `KB`,
+/// `KiB` and the like are read alike).
 fn parse_size(text: &str) -> Result<u64, String> {
     let text = text.trim();
-    let (number, unit) = match text.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
-        Some((i, _)) => (&text[..i], &text[i..]),
-        None => (text, ""),
+    let upper = text.to_ascii_uppercase();
+    let unit = upper
+        .strip_suffix("IB")
+        .or_else(|| upper.strip_suffix('B'))
+        .unwrap_or(&upper);
+    let (number, scale) = match unit.chars().last() {
+        Some('K') => (&unit[..unit.len() - 1], 1u64 << 10),
+        Some('M') => (&unit[..unit.len() - 1], 1 << 20),
+        Some('G') => (&unit[..unit.len() - 1], 1 << 30),
+        _ => (unit, 1),
     };
-    let scale: u64 = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
-        "" => 1,
-        "K" => 1 << 10,
-        "M" => 1 << 20,
-        "G" => 1 << 30,
-        _ => {
-            return Err(format!(
-                "`{text}`: use a number of bytes, or K, M or G (e.g. 4G)"
-            ));
-        }
-    };
-    let value: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not a size (e.g. 512M, 4G)"))?;
+    let value: f64 = number.trim().parse().map_err(|_| {
+        format!("`{text}` is not a size: a number of bytes, or with K, M or G (4G)")
+    })?;
     let bytes = value * scale as f64;
-    if !(bytes.is_finite() && bytes >= (1 << 20) as f64 && bytes < 1e18) {
+    if !(bytes.is_finite() && bytes >= (1 << 20) as f64) {
         return Err(format!("`{text}`: give at least 1M"));
+    }
+    if bytes >= 1e18 {
+        return Err(format!("`{text}` is more memory than any machine has"));
     }
     Ok(bytes as u64)
 }
 
-/// Half of the machine's memory (`MemTotal` in `/proc/meminfo`): the default bound of
-/// one check, so that a search too large for the machine ends with a report.
-fn half_of_memory() -> Option<u64> {
+/// The memory bound of one check: `given`, or half of what the process may use (the
+/// machine's memory, or its cgroup's limit under a container or a Slurm job, whichever
+/// is smaller), so that a search too large ends with a report. Refused when the process
+/// already holds more than it.
+fn memory_bound(given: Option<u64>) -> anyhow::Result<Option<u64>> {
+    let bound = given.or_else(|| usable_memory().map(|m| m / 2));
+    if let (Some(bound), Some((now, _))) = (bound, crate::memory::resident())
+        && now >= bound
+    {
+        return Err(InputError::parameter(
+            "max-memory",
+            format!(
+                "{} MB is below the {} MB this process already holds",
+                bound >> 20,
+                now >> 20
+            ),
+        )
+        .into());
+    }
+    Ok(bound)
+}
+
+/// The memory this process may use, bytes: the machine's (`MemTotal`), or its cgroup's
+/// limit (v2 `memory.max`, v1 `memory.limit_in_bytes`) if smaller.
+fn usable_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024 / 2)
+    let total = line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024;
+    let cgroup = [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ]
+    .iter()
+    .filter_map(|p| std::fs::read_to_string(p).ok())
+    .filter_map(|t| t.trim().parse::<u64>().ok())
+    .min();
+    Some(cgroup.map_or(total, |c| c.min(total)))
 }
 
 #[cfg(test)]
@@ -488,8 +518,12 @@ mod tests {
         assert_eq!(parse_size("1.5g"), Ok(3 << 29));
         assert_eq!(parse_size("2GiB"), Ok(2 << 30));
         assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert_eq!(parse_size("64kib"), Err("`64kib`: give at least 1M".into()));
+        assert_eq!(parse_size("2048K"), Ok(2 << 20));
         assert!(parse_size("12").is_err(), "below 1M");
         assert!(parse_size("4T").is_err());
+        assert!(parse_size("4GBIB").is_err());
         assert!(parse_size("lots").is_err());
+        assert!(parse_size("9e20").unwrap_err().contains("more memory"));
     }
 }

@@ -114,8 +114,8 @@ pub enum Command {
     /// Reproducible speed measurements, each next to a same-process baseline.
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
-    /// Write the reference pages generated from this binary (commands, metrics,
-    /// algorithms), as in docs/src/reference.
+    /// Write the reference pages generated from this binary (commands, spec keys,
+    /// figure-spec keys, metrics and columns, algorithms), as in docs/src/reference.
     Reference(reference::ReferenceArgs),
 }
 

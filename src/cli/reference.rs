@@ -1,6 +1,7 @@
 //! `linkrev reference --out DIR`: reference pages generated from the code, so they
-//! cannot drift from it: every command's options (clap's own help), every family's
-//! metrics and per-event columns with their units, support and interval (the family
+//! cannot drift from it: every command's options (clap's own help), every spec key and
+//! figure-spec key (the tables their parsers check against), every family's metrics
+//! and per-event columns with their units, support and interval (the family
 //! definitions), and the registered algorithms with their parameters (the registry).
 //!
 //! The pages in `docs/src/reference/` are this command's output; `tests/reference.rs`

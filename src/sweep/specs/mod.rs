@@ -108,9 +108,10 @@ pub use schema::{
     SpecValue, SpeedShape,
 };
 
-/// Every spec key, section by section (title, keys), from the tables the parser checks
-/// against: the reference (`linkrev reference`) cannot list a key the parser refuses or
-/// miss one it takes.
+/// Every spec key, section by section (title, keys), listed from the tables the parser
+/// checks against (`TOP_KEYS`, the sections' fields, `[precision]`'s keys), so the
+/// reference (`linkrev reference`) names every key the parser takes; a key without its
+/// description stops the page from being built, which `tests/reference.rs` catches.
 pub fn key_docs() -> Vec<(&'static str, Vec<KeyDoc>)> {
     let mut sections = schema::section_key_docs();
     sections.push((

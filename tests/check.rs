@@ -662,3 +662,36 @@ fn a_bug_planted_in_rl_is_caught_by_a_shortest_execution() {
         );
     }
 }
+
+/// With the default budget, one thread and leader election's default change mode (its
+/// paper's one change at a time): `le-ingram` holds on path:4 with three changes, and
+/// `le-malpani`'s counterexample on the paw is found, as the command line gives them.
+#[test]
+fn leader_election_verdicts_with_the_default_budget() {
+    let check = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+            .arg("check")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, text) = check(&["--algo", "le-ingram", "--graph", "path:4", "--changes", "3"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("3 changes (serialize)"), "{text}");
+    assert!(text.contains("(complete)"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("legal_when_quiescent") && l.contains(" holds ")),
+        "{text}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("paw.txt");
+    std::fs::write(&edges, "0 1\n1 2\n1 3\n2 3\n").unwrap();
+    let (code, text) = check(&["--algo", "le-malpani", "--graph", edges.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("VIOLATED in 25 steps"), "{text}");
+}

@@ -39,9 +39,10 @@ pub struct CheckArgs {
     /// overlap: a change may happen while messages are in flight; serialize: only when
     /// none is (the leader-election paper's assumption, the simulator's `--changes`);
     /// connected: as overlap, but a link goes down only if the graph stays connected
-    /// (link reversal then converges: routes get a verdict).
-    #[arg(long = "changes-mode", value_enum, default_value_t = CheckChanges::Overlap)]
-    pub change_mode: CheckChanges,
+    /// (link reversal then converges: routes get a verdict). Default: the family's own,
+    /// as in --table: serialize for leader election, overlap for the others.
+    #[arg(long = "changes-mode", value_enum)]
+    pub change_mode: Option<CheckChanges>,
     /// CS requests to issue (mutual exclusion), at any nodes, at any time.
     #[arg(long, default_value_t = 0)]
     pub requests: u8,
@@ -144,14 +145,20 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     let params = algorithm_params(algo, &args.params)?;
     algo.check_node_ids(&params, graph.nodes)
         .map_err(|e| InputError::parameter("param", e))?;
+    let change_mode =
+        args.change_mode
+            .unwrap_or(match algo.family().check_policy().table_changes {
+                ChangeMode::Serialize => CheckChanges::Serialize,
+                ChangeMode::Overlap => CheckChanges::Overlap,
+            });
     let setup = CheckSetup {
         graph,
         changes: args.changes,
-        change_mode: match args.change_mode {
+        change_mode: match change_mode {
             CheckChanges::Serialize => ChangeMode::Serialize,
             CheckChanges::Overlap | CheckChanges::Connected => ChangeMode::Overlap,
         },
-        connected: args.change_mode == CheckChanges::Connected,
+        connected: change_mode == CheckChanges::Connected,
         requests: args.requests,
         max_depth: args.max_depth,
         max_states: args.max_states,

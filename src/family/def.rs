@@ -501,11 +501,12 @@ pub struct PerEvent {
     pub what: &'static str,
 }
 
-/// How `linkrev check --table` checks the family's algorithms.
+/// How `linkrev check` checks the family's algorithms.
 #[derive(Clone, Copy, Debug)]
 pub struct CheckPolicy {
     /// Whether topology changes overlap traffic or wait for quiet (leader election is
-    /// checked in its paper's setting, one change at a time).
+    /// checked in its paper's setting, one change at a time): the table's mode, and
+    /// `check --changes-mode`'s default.
     pub table_changes: ChangeMode,
     /// The table explores to `max_depth / table_depth_divisor` actions (mutual
     /// exclusion's requests and token moves multiply the states: 2).

@@ -47,6 +47,7 @@ pub mod graph;
 pub mod model;
 pub mod random;
 pub mod scenario;
+pub mod sets;
 pub mod state;
 pub mod symmetry;
 

@@ -25,8 +25,9 @@ use crate::NodeId;
 use crate::protocol::{AppEvent, Ctx, Effect, Message, Protocol};
 use crate::sim::ChangeMode;
 
+use super::sets::NodeSet;
 use stateright::{Model, Property};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 pub use super::state::{CheckState, Step};
 
@@ -165,7 +166,7 @@ impl<P: Protocol> ProtocolModel<P> {
             match effect {
                 Effect::Send { to, msg } => {
                     let key = (node.min(to), node.max(to));
-                    if state.links.contains(&key) {
+                    if state.links.contains(key) {
                         state.queues.entry((node, to)).or_default().push_back(msg);
                     } else if msg.carries_token() {
                         state.tokens_lost += 1;
@@ -173,7 +174,7 @@ impl<P: Protocol> ProtocolModel<P> {
                 }
                 Effect::SendRouted { to, msg } => state.routed.push((node, to, msg)),
                 Effect::EnterCs => {
-                    state.waiting.remove(&node);
+                    state.waiting.remove(node);
                     state.in_cs.insert(node);
                     state.served += 1;
                 }
@@ -199,7 +200,7 @@ impl<P: Protocol> ProtocolModel<P> {
         let mut stack = vec![0 as NodeId];
         seen[0] = true;
         while let Some(n) = stack.pop() {
-            for &(a, b) in state.links.iter().filter(|&&l| l != cut) {
+            for (a, b) in state.links.iter().filter(|&l| l != cut) {
                 let other = match (a == n, b == n) {
                     (true, _) => b,
                     (_, true) => a,
@@ -277,8 +278,8 @@ impl<P: Protocol> ProtocolModel<P> {
             links: self.initial_links.iter().copied().collect(),
             changes_left: self.changes,
             requests_left: self.requests,
-            waiting: BTreeSet::new(),
-            in_cs: BTreeSet::new(),
+            waiting: NodeSet::default(),
+            in_cs: NodeSet::default(),
             served: 0,
             tokens_lost: 0,
             clock: 1,
@@ -317,14 +318,14 @@ impl<P: Protocol> ProtocolModel<P> {
                 self.invoke(&mut state, dest, |p, ctx| p.on_message(origin, msg, ctx));
             }
             Step::Link { a, b, up } => {
-                if state.changes_left == 0 || state.links.contains(&(a, b)) == up {
+                if state.changes_left == 0 || state.links.contains((a, b)) == up {
                     return None;
                 }
                 state.changes_left -= 1;
                 if up {
                     state.links.insert((a, b));
                 } else {
-                    state.links.remove(&(a, b));
+                    state.links.remove((a, b));
                 }
                 for (node, peer) in [(a, b), (b, a)] {
                     self.invoke(&mut state, node, |p, ctx| {
@@ -347,7 +348,7 @@ impl<P: Protocol> ProtocolModel<P> {
                 });
             }
             Step::Release { node } => {
-                if !state.in_cs.remove(&node) {
+                if !state.in_cs.remove(node) {
                     return None;
                 }
                 self.invoke(&mut state, node, |p, ctx| {
@@ -394,7 +395,7 @@ impl<P: Protocol> Model for ProtocolModel<P> {
         };
         if state.changes_left > 0 && may_change {
             for &(a, b) in &self.pairs {
-                let up = !state.links.contains(&(a, b));
+                let up = !state.links.contains((a, b));
                 if !up && self.connected && !self.connected_without(state, (a, b)) {
                     continue;
                 }
@@ -403,12 +404,12 @@ impl<P: Protocol> Model for ProtocolModel<P> {
         }
         if state.requests_left > 0 {
             for node in 0..self.nodes as NodeId {
-                if !state.waiting.contains(&node) && !state.in_cs.contains(&node) {
+                if !state.waiting.contains(node) && !state.in_cs.contains(node) {
                     actions.push(Step::Request { node });
                 }
             }
         }
-        for &node in &state.in_cs {
+        for node in state.in_cs.iter() {
             actions.push(Step::Release { node });
         }
     }

@@ -4,10 +4,11 @@
 //! is [`super::model`]; the symmetry reduction that renames states is
 //! [`super::symmetry`]; both build on these types.
 
+use super::sets::{LinkSet, NodeSet};
 use crate::NodeId;
 use crate::protocol::{Message, Protocol};
 use crate::topology::components::ComponentTracker;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 /// One event the checker may take next.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -64,15 +65,15 @@ pub struct CheckState<P: Protocol> {
     /// order they were sent.
     pub routed: Vec<(NodeId, NodeId, P::Msg)>,
     /// The links up now, `(a, b)` with `a < b`.
-    pub links: BTreeSet<(NodeId, NodeId)>,
+    pub links: LinkSet,
     /// Topology changes still allowed.
     pub changes_left: u8,
     /// CS requests still to be issued.
     pub requests_left: u8,
     /// Nodes whose request is not served yet.
-    pub waiting: BTreeSet<NodeId>,
+    pub waiting: NodeSet,
     /// Nodes in their critical section.
-    pub in_cs: BTreeSet<NodeId>,
+    pub in_cs: NodeSet,
     /// Requests served so far.
     pub served: u8,
     /// Tokens lost by being sent over a link that is down.
@@ -95,22 +96,22 @@ impl<P: Protocol> CheckState<P> {
         &Vec<P>,
         &BTreeMap<(NodeId, NodeId), VecDeque<P::Msg>>,
         &Vec<(NodeId, NodeId, P::Msg)>,
-        &BTreeSet<(NodeId, NodeId)>,
+        LinkSet,
         (u8, u8, u8, u32),
-        (&BTreeSet<NodeId>, &BTreeSet<NodeId>),
+        (NodeSet, NodeSet),
     ) {
         (
             &self.nodes,
             &self.queues,
             &self.routed,
-            &self.links,
+            self.links,
             (
                 self.changes_left,
                 self.requests_left,
                 self.served,
                 self.tokens_lost,
             ),
-            (&self.waiting, &self.in_cs),
+            (self.waiting, self.in_cs),
         )
     }
 }
@@ -138,7 +139,7 @@ impl<P: Protocol> CheckState<P> {
     /// The current graph as a component tracker (what the monitors judge on).
     pub fn graph(&self) -> ComponentTracker {
         let mut graph = ComponentTracker::new(self.nodes.len());
-        for &(a, b) in &self.links {
+        for (a, b) in self.links.iter() {
             graph.add_edge(a, b);
         }
         graph

@@ -68,11 +68,11 @@ impl<P: Protocol> CheckState<P> {
                 .collect(),
             queues,
             routed,
-            links: self.links.iter().map(|&(a, b)| pair(a, b)).collect(),
+            links: self.links.iter().map(|(a, b)| pair(a, b)).collect(),
             changes_left: self.changes_left,
             requests_left: self.requests_left,
-            waiting: self.waiting.iter().map(|&v| at(v)).collect(),
-            in_cs: self.in_cs.iter().map(|&v| at(v)).collect(),
+            waiting: self.waiting.iter().map(at).collect(),
+            in_cs: self.in_cs.iter().map(at).collect(),
             served: self.served,
             tokens_lost: self.tokens_lost,
             clock: self.clock,
@@ -121,7 +121,7 @@ fn fingerprint<T: Hash>(value: &T) -> u64 {
 fn colours<P: Protocol>(state: &CheckState<P>) -> Vec<u64> {
     let n = state.nodes.len();
     let mut neighbours = vec![Vec::new(); n];
-    for &(a, b) in &state.links {
+    for (a, b) in state.links.iter() {
         neighbours[a as usize].push(b);
         neighbours[b as usize].push(a);
     }
@@ -140,8 +140,8 @@ fn colours<P: Protocol>(state: &CheckState<P>) -> Vec<u64> {
             fingerprint(&(
                 neighbours[v].len(),
                 counts[v],
-                state.waiting.contains(&id),
-                state.in_cs.contains(&id),
+                state.waiting.contains(id),
+                state.in_cs.contains(id),
             ))
         })
         .collect();

@@ -223,7 +223,7 @@ fn properties<P: Protocol + TokenView>() -> Vec<CheckProperty<P>> {
                 match s
                     .waiting
                     .iter()
-                    .find(|&&w| holders.iter().any(|&h| graph.connected(w, h)))
+                    .find(|&w| holders.iter().any(|&h| graph.connected(w, h)))
                 {
                     None => Ok(()),
                     Some(w) => Err(format!(

@@ -1,0 +1,199 @@
+//! Compact sets for the checker's states: a set of nodes as one bit per node, a set of
+//! links as one bit per pair.
+//!
+//! A search holds hundreds of thousands of states at once (its frontier), and a
+//! `BTreeSet` of a few small ids costs an allocation of a few hundred bytes; these cost
+//! 8 and 16 bytes, inline, and compare and hash as one integer. They iterate in
+//! ascending order, as the `BTreeSet`s they replace did, so a search visits its states in
+//! the same order and finds the same shortest executions.
+
+use super::graph::MAX_CHECK_NODES;
+use crate::NodeId;
+
+/// Bits per row of [`LinkSet`]: pair `(a, b)` is bit `a * LINK_STRIDE + b`, so ascending
+/// bits are pairs in lexicographic order. Holds graphs of up to 11 nodes.
+const LINK_STRIDE: u32 = 11;
+
+const _: () = assert!(MAX_CHECK_NODES <= LINK_STRIDE as usize);
+const _: () = assert!(LINK_STRIDE * LINK_STRIDE <= u128::BITS);
+
+/// A set of node ids below 64.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeSet(u64);
+
+impl NodeSet {
+    fn bit(node: NodeId) -> u64 {
+        debug_assert!(node < u64::BITS, "node {node} in a NodeSet");
+        1 << node
+    }
+
+    /// Adds `node`; whether it was new.
+    pub fn insert(&mut self, node: NodeId) -> bool {
+        let new = !self.contains(node);
+        self.0 |= Self::bit(node);
+        new
+    }
+
+    /// Removes `node`; whether it was there.
+    pub fn remove(&mut self, node: NodeId) -> bool {
+        let had = self.contains(node);
+        self.0 &= !Self::bit(node);
+        had
+    }
+
+    /// Whether `node` is in the set.
+    pub fn contains(&self, node: NodeId) -> bool {
+        self.0 & Self::bit(node) != 0
+    }
+
+    /// How many nodes it holds.
+    pub fn len(&self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+
+    /// The nodes, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = NodeId> + '_ {
+        let mut rest = self.0;
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let node = rest.trailing_zeros();
+                rest &= rest - 1;
+                node
+            })
+        })
+    }
+}
+
+impl FromIterator<NodeId> for NodeSet {
+    fn from_iter<I: IntoIterator<Item = NodeId>>(nodes: I) -> Self {
+        let mut set = NodeSet::default();
+        for node in nodes {
+            set.insert(node);
+        }
+        set
+    }
+}
+
+impl std::fmt::Debug for NodeSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+/// A set of links `(a, b)`, `a < b`, of a graph of at most 11 nodes.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LinkSet(u128);
+
+impl LinkSet {
+    fn bit((a, b): (NodeId, NodeId)) -> u128 {
+        debug_assert!(a < b && b < LINK_STRIDE, "link ({a}, {b}) in a LinkSet");
+        1 << (a * LINK_STRIDE + b)
+    }
+
+    /// Adds `link`; whether it was new.
+    pub fn insert(&mut self, link: (NodeId, NodeId)) -> bool {
+        let new = !self.contains(link);
+        self.0 |= Self::bit(link);
+        new
+    }
+
+    /// Removes `link`; whether it was there.
+    pub fn remove(&mut self, link: (NodeId, NodeId)) -> bool {
+        let had = self.contains(link);
+        self.0 &= !Self::bit(link);
+        had
+    }
+
+    /// Whether `link` is in the set.
+    pub fn contains(&self, link: (NodeId, NodeId)) -> bool {
+        self.0 & Self::bit(link) != 0
+    }
+
+    /// How many links it holds.
+    pub fn len(&self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+
+    /// The links, in lexicographic order.
+    pub fn iter(&self) -> impl Iterator<Item = (NodeId, NodeId)> + '_ {
+        let mut rest = self.0;
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let bit = rest.trailing_zeros();
+                rest &= rest - 1;
+                (bit / LINK_STRIDE, bit % LINK_STRIDE)
+            })
+        })
+    }
+}
+
+impl FromIterator<(NodeId, NodeId)> for LinkSet {
+    fn from_iter<I: IntoIterator<Item = (NodeId, NodeId)>>(links: I) -> Self {
+        let mut set = LinkSet::default();
+        for link in links {
+            set.insert(link);
+        }
+        set
+    }
+}
+
+impl std::fmt::Debug for LinkSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    proptest! {
+        /// The same operations on a `BTreeSet` give the same answers, contents, order and
+        /// Debug text.
+        #[test]
+        fn node_sets_behave_as_btree_sets(ops in proptest::collection::vec((any::<bool>(), 0u32..64), 0..60)) {
+            let (mut set, mut reference) = (NodeSet::default(), BTreeSet::new());
+            for (add, node) in ops {
+                if add {
+                    prop_assert_eq!(set.insert(node), reference.insert(node));
+                } else {
+                    prop_assert_eq!(set.remove(node), reference.remove(&node));
+                }
+                prop_assert_eq!(set.len(), reference.len());
+                prop_assert_eq!(set.iter().collect::<Vec<_>>(), reference.iter().copied().collect::<Vec<_>>());
+                prop_assert_eq!(format!("{set:?}"), format!("{reference:?}"));
+            }
+        }
+
+        #[test]
+        fn link_sets_behave_as_btree_sets(ops in proptest::collection::vec((any::<bool>(), 0u32..11, 0u32..11), 0..60)) {
+            let (mut set, mut reference) = (LinkSet::default(), BTreeSet::new());
+            for (add, a, b) in ops {
+                if a == b {
+                    continue;
+                }
+                let link = (a.min(b), a.max(b));
+                if add {
+                    prop_assert_eq!(set.insert(link), reference.insert(link));
+                } else {
+                    prop_assert_eq!(set.remove(link), reference.remove(&link));
+                }
+                prop_assert_eq!(set.iter().collect::<Vec<_>>(), reference.iter().copied().collect::<Vec<_>>());
+                prop_assert_eq!(set.contains(link), reference.contains(&link));
+                prop_assert_eq!(format!("{set:?}"), format!("{reference:?}"));
+            }
+        }
+    }
+}

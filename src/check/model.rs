@@ -25,9 +25,8 @@ use crate::NodeId;
 use crate::protocol::{AppEvent, Ctx, Effect, Message, Protocol};
 use crate::sim::ChangeMode;
 
-use super::sets::NodeSet;
+use super::sets::{InFlight, NodeSet};
 use stateright::{Model, Property};
-use std::collections::BTreeMap;
 
 pub use super::state::{CheckState, Step};
 
@@ -167,7 +166,7 @@ impl<P: Protocol> ProtocolModel<P> {
                 Effect::Send { to, msg } => {
                     let key = (node.min(to), node.max(to));
                     if state.links.contains(key) {
-                        state.queues.entry((node, to)).or_default().push_back(msg);
+                        state.queues.push(node, to, msg);
                     } else if msg.carries_token() {
                         state.tokens_lost += 1;
                     }
@@ -273,7 +272,7 @@ impl<P: Protocol> ProtocolModel<P> {
         }
         let mut state = CheckState {
             nodes: P::initial_states(&self.config, &neighbours),
-            queues: BTreeMap::new(),
+            queues: InFlight::default(),
             routed: Vec::new(),
             links: self.initial_links.iter().copied().collect(),
             changes_left: self.changes,
@@ -299,11 +298,7 @@ impl<P: Protocol> ProtocolModel<P> {
         state.clock += 1;
         match action {
             Step::Deliver { from, to } => {
-                let queue = state.queues.get_mut(&(from, to))?;
-                let msg = queue.pop_front()?;
-                if queue.is_empty() {
-                    state.queues.remove(&(from, to));
-                }
+                let msg = state.queues.pop(from, to)?;
                 self.invoke(&mut state, to, |p, ctx| p.on_message(from, msg, ctx));
             }
             Step::DeliverRouted { origin, dest } => {
@@ -378,7 +373,7 @@ impl<P: Protocol> Model for ProtocolModel<P> {
     }
 
     fn actions(&self, state: &CheckState<P>, actions: &mut Vec<Step>) {
-        for &(from, to) in state.queues.keys() {
+        for ((from, to), _) in state.queues.links() {
             actions.push(Step::Deliver { from, to });
         }
         for (index, &(origin, dest, _)) in state.routed.iter().enumerate() {

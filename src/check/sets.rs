@@ -1,5 +1,5 @@
 //! Compact sets for the checker's states: a set of nodes as one bit per node, a set of
-//! links as one bit per pair.
+//! links as one bit per pair, and the messages in flight as one vector.
 //!
 //! A search holds hundreds of thousands of states at once (its frontier), and a
 //! `BTreeSet` of a few small ids costs an allocation of a few hundred bytes; these cost
@@ -153,6 +153,69 @@ impl std::fmt::Debug for LinkSet {
     }
 }
 
+/// The messages in flight on directed links, FIFO per link: one vector of `(from, to,
+/// message)` sorted by link, each link's messages in the order sent. One allocation for
+/// all of them, where a map of queues took one per link and one per map node; equal
+/// contents are equal vectors, so equality and hashing mean what the map's did.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InFlight<M>(Vec<(NodeId, NodeId, M)>);
+
+impl<M> Default for InFlight<M> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<M> InFlight<M> {
+    /// Sends `msg` over `from → to`, behind the messages already on it.
+    pub fn push(&mut self, from: NodeId, to: NodeId, msg: M) {
+        let at = self.0.partition_point(|&(f, t, _)| (f, t) <= (from, to));
+        self.0.insert(at, (from, to, msg));
+    }
+
+    /// Takes the oldest message on `from → to`, if any.
+    pub fn pop(&mut self, from: NodeId, to: NodeId) -> Option<M> {
+        let at = self.0.partition_point(|&(f, t, _)| (f, t) < (from, to));
+        match self.0.get(at) {
+            Some(&(f, t, _)) if (f, t) == (from, to) => Some(self.0.remove(at).2),
+            _ => None,
+        }
+    }
+
+    /// Whether no message is in flight.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The links with messages on them, ascending, each with how many.
+    pub fn links(&self) -> impl Iterator<Item = ((NodeId, NodeId), usize)> + '_ {
+        self.0
+            .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
+            .map(|run| ((run[0].0, run[0].1), run.len()))
+    }
+
+    /// Every message with its link, links ascending, each link's in the order sent.
+    pub fn iter(&self) -> impl Iterator<Item = (NodeId, NodeId, &M)> + '_ {
+        self.0.iter().map(|(f, t, m)| (*f, *t, m))
+    }
+
+    /// The messages renamed link by link (`rename` gives each message's new link and
+    /// content), or `None` as soon as one cannot be. Each link's order is kept.
+    pub fn map<N>(
+        &self,
+        mut rename: impl FnMut(NodeId, NodeId, &M) -> Option<(NodeId, NodeId, N)>,
+    ) -> Option<InFlight<N>> {
+        let mut out = self
+            .0
+            .iter()
+            .map(|(f, t, m)| rename(*f, *t, m))
+            .collect::<Option<Vec<_>>>()?;
+        // Stable: the messages of one link stay in the order sent.
+        out.sort_by_key(|&(f, t, _)| (f, t));
+        Some(InFlight(out))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +237,28 @@ mod tests {
                 prop_assert_eq!(set.len(), reference.len());
                 prop_assert_eq!(set.iter().collect::<Vec<_>>(), reference.iter().copied().collect::<Vec<_>>());
                 prop_assert_eq!(format!("{set:?}"), format!("{reference:?}"));
+            }
+        }
+
+        /// The vector behaves as a map of FIFO queues: the same pops, links and order.
+        #[test]
+        fn messages_in_flight_behave_as_a_map_of_queues(ops in proptest::collection::vec((any::<bool>(), 0u32..4, 0u32..4), 0..80)) {
+            use std::collections::{BTreeMap, VecDeque};
+            let mut flight = InFlight::default();
+            let mut reference: BTreeMap<(u32, u32), VecDeque<usize>> = BTreeMap::new();
+            for (i, (send, from, to)) in ops.into_iter().enumerate() {
+                if send {
+                    flight.push(from, to, i);
+                    reference.entry((from, to)).or_default().push_back(i);
+                } else {
+                    let want = reference.get_mut(&(from, to)).and_then(VecDeque::pop_front);
+                    reference.retain(|_, q| !q.is_empty());
+                    prop_assert_eq!(flight.pop(from, to), want);
+                }
+                let links: Vec<_> = reference.iter().map(|(&k, q)| (k, q.len())).collect();
+                prop_assert_eq!(flight.links().collect::<Vec<_>>(), links);
+                let all: Vec<_> = reference.iter().flat_map(|(&(f, t), q)| q.iter().map(move |&m| (f, t, m))).collect();
+                prop_assert_eq!(flight.iter().map(|(f, t, &m)| (f, t, m)).collect::<Vec<_>>(), all);
             }
         }
 

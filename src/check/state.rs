@@ -4,11 +4,10 @@
 //! is [`super::model`]; the symmetry reduction that renames states is
 //! [`super::symmetry`]; both build on these types.
 
-use super::sets::{LinkSet, NodeSet};
+use super::sets::{InFlight, LinkSet, NodeSet};
 use crate::NodeId;
 use crate::protocol::{Message, Protocol};
 use crate::topology::components::ComponentTracker;
-use std::collections::{BTreeMap, VecDeque};
 
 /// One event the checker may take next.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -59,8 +58,8 @@ pub enum Step {
 pub struct CheckState<P: Protocol> {
     /// Every node's protocol state.
     pub nodes: Vec<P>,
-    /// FIFO queues of messages in flight per directed link; only non-empty ones kept.
-    pub queues: BTreeMap<(NodeId, NodeId), VecDeque<P::Msg>>,
+    /// Messages in flight on directed links, FIFO per link.
+    pub queues: InFlight<P::Msg>,
     /// Routed messages waiting or travelling: (origin, destination, message), in the
     /// order they were sent.
     pub routed: Vec<(NodeId, NodeId, P::Msg)>,
@@ -94,7 +93,7 @@ impl<P: Protocol> CheckState<P> {
         &self,
     ) -> (
         &Vec<P>,
-        &BTreeMap<(NodeId, NodeId), VecDeque<P::Msg>>,
+        &InFlight<P::Msg>,
         &Vec<(NodeId, NodeId, P::Msg)>,
         LinkSet,
         (u8, u8, u8, u32),
@@ -149,9 +148,8 @@ impl<P: Protocol> CheckState<P> {
     pub fn tokens_in_flight(&self) -> u32 {
         let queued = self
             .queues
-            .values()
-            .flatten()
-            .filter(|m| m.carries_token())
+            .iter()
+            .filter(|(_, _, m)| m.carries_token())
             .count();
         let routed = self
             .routed

@@ -47,14 +47,9 @@ impl<P: Protocol> CheckState<P> {
         for (v, node) in self.nodes.iter().enumerate() {
             nodes[rename[v] as usize] = Some(node.renamed(rename)?);
         }
-        let mut queues = BTreeMap::new();
-        for (&(from, to), queue) in &self.queues {
-            let queue = queue
-                .iter()
-                .map(|m| m.renamed(rename))
-                .collect::<Option<_>>()?;
-            queues.insert((at(from), at(to)), queue);
-        }
+        let queues = self
+            .queues
+            .map(|from, to, m| Some((at(from), at(to), m.renamed(rename)?)))?;
         let routed = self
             .routed
             .iter()
@@ -126,9 +121,9 @@ fn colours<P: Protocol>(state: &CheckState<P>) -> Vec<u64> {
         neighbours[b as usize].push(a);
     }
     let mut counts = vec![[0usize; 4]; n];
-    for (&(from, to), queue) in &state.queues {
-        counts[from as usize][0] += queue.len();
-        counts[to as usize][1] += queue.len();
+    for ((from, to), len) in state.queues.links() {
+        counts[from as usize][0] += len;
+        counts[to as usize][1] += len;
     }
     for &(origin, dest, _) in &state.routed {
         counts[origin as usize][2] += 1;

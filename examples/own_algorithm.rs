@@ -62,28 +62,6 @@ use std::process::ExitCode;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct QuietRl(Rl);
 
-impl QuietRl {
-    /// Runs one of RL's handlers on a scratch context and passes its effects on to
-    /// `ctx`, except those `keep` refuses.
-    fn filtered(
-        &mut self,
-        ctx: &mut Ctx<RlMsg>,
-        handler: impl FnOnce(&mut Rl, &mut Ctx<RlMsg>),
-        keep: impl Fn(&Effect<RlMsg>) -> bool,
-    ) {
-        let mut scratch = Ctx::new(ctx.node(), ctx.event_time_ns());
-        handler(&mut self.0, &mut scratch);
-        for effect in scratch.drain().filter(|e| keep(e)) {
-            match effect {
-                Effect::Send { to, msg } => ctx.send(to, msg),
-                Effect::SendRouted { to, msg } => ctx.send_routed(to, msg),
-                Effect::EnterCs => ctx.enter_cs(),
-                Effect::SetTimer { delay_ns, tag } => ctx.set_timer(delay_ns, tag),
-            }
-        }
-    }
-}
-
 impl Protocol for QuietRl {
     type Msg = RlMsg;
     type Config = TokenStart;
@@ -105,20 +83,17 @@ impl Protocol for QuietRl {
 
     /// RL's handler; for a `Token`, its `LinkInfo` goes to the sender only.
     fn on_message(&mut self, from: NodeId, msg: RlMsg, ctx: &mut Ctx<RlMsg>) {
-        if !matches!(msg, RlMsg::Token(_)) {
-            return self.0.on_message(from, msg, ctx);
-        }
-        self.filtered(
-            ctx,
-            |rl, scratch| rl.on_message(from, msg, scratch),
-            |effect| match effect {
+        let token = matches!(msg, RlMsg::Token(_));
+        self.0.on_message(from, msg, ctx);
+        if token {
+            ctx.retain(|effect| match effect {
                 Effect::Send {
                     to,
                     msg: RlMsg::LinkInfo(_),
                 } => *to == from,
                 _ => true,
-            },
-        );
+            });
+        }
     }
 
     fn on_app(&mut self, event: AppEvent, ctx: &mut Ctx<RlMsg>) {

@@ -577,23 +577,19 @@ impl Protocol for ForgetfulRl {
     fn on_message(&mut self, from: NodeId, msg: Self::Msg, ctx: &mut Ctx<Self::Msg>) {
         use linkrev::protocol::Effect;
         use linkrev::protocol::me_rl::RlMsg;
-        if !matches!(msg, RlMsg::Request(_)) {
-            return self.0.on_message(from, msg, ctx);
-        }
-        let mut scratch = Ctx::new(ctx.node(), ctx.event_time_ns());
-        self.0.on_message(from, msg, &mut scratch);
-        for effect in scratch.drain() {
-            match effect {
-                // The bug: the forward of a queued request is never sent.
-                Effect::Send {
-                    msg: RlMsg::Request(_),
-                    ..
-                } => {}
-                Effect::Send { to, msg } => ctx.send(to, msg),
-                Effect::SendRouted { to, msg } => ctx.send_routed(to, msg),
-                Effect::EnterCs => ctx.enter_cs(),
-                Effect::SetTimer { delay_ns, tag } => ctx.set_timer(delay_ns, tag),
-            }
+        let request = matches!(msg, RlMsg::Request(_));
+        self.0.on_message(from, msg, ctx);
+        if request {
+            // The bug: the forward of a queued request is never sent.
+            ctx.retain(|effect| {
+                !matches!(
+                    effect,
+                    Effect::Send {
+                        msg: RlMsg::Request(_),
+                        ..
+                    }
+                )
+            });
         }
     }
 

@@ -251,6 +251,13 @@ impl<M> Ctx<M> {
         self.effects.drain(..)
     }
 
+    /// Keeps only the effects pushed so far for which `keep` is true, in order: how a
+    /// variant that wraps another protocol's node drops some of what its handler does
+    /// (`examples/own_algorithm.rs`).
+    pub fn retain(&mut self, keep: impl FnMut(&Effect<M>) -> bool) {
+        self.effects.retain(keep);
+    }
+
     /// The effects pushed so far, in order, without draining them.
     pub fn effects(&self) -> &[Effect<M>] {
         &self.effects

@@ -24,6 +24,7 @@ fn a_search_past_its_memory_bound_ends_unknown_with_a_report() {
         max_memory: Some(bound),
         threads: 1,
         symmetry: true,
+        renormalize: true,
         strategy: Strategy::Exhaustive,
     };
     let rl = Algorithm::parse("me-rl").unwrap();

@@ -36,6 +36,7 @@ fn setup(graph: &str, changes: u8, requests: u8) -> CheckSetup {
         max_memory: None,
         threads: 1,
         symmetry: false,
+        renormalize: true,
         strategy: linkrev::check::Strategy::Exhaustive,
         connected: false,
     }

@@ -25,11 +25,23 @@
 //! the simulator judge alike. Each family's properties are part of its definition
 //! ([`crate::family`]), which builds its model with [`family_model`].
 //!
-//! Leader election and link reversal can raise heights forever in a component cut off
-//! from its leader, destination or token: such state spaces are infinite. The search is
-//! bounded by `max_depth` actions (and `max_states` distinct states, for memory); a
+//! Link reversal raises heights forever in a component cut off from its token or
+//! destination, and leader election stamps every new reference level with the time:
+//! taken literally, such state spaces are infinite. Two exact quotients make many of
+//! them finite: **height renormalization** ([`shift`]) explores once the states that
+//! differ by a shift of their heights (per component once no change remains), so an
+//! endless reversal becomes a cycle; **stamp ranking** ([`stamps`]) explores once the
+//! states that differ by an order-keeping renaming of their time stamps. Each applies
+//! to the protocols whose rules commute with it (a declared property, checked step by
+//! step on random executions by `tests/check_quotients.rs`).
+//!
+//! What stays infinite is asynchrony itself: an execution may hold one message in
+//! flight (a token sent over a link that then broke, a leader's first `Height` over a
+//! new link) while the rest of its component reverses, or pile messages up on one link,
+//! and no renaming makes those states repeat. The search is therefore bounded by
+//! `max_depth` actions (and `max_states` states generated, and `--max-memory`); a
 //! property with no violation within the bounds is reported **unknown** when some
-//! execution was cut, **holds** only when the whole state space was explored.
+//! execution was cut, **holds** only when the whole (quotient) state space was explored.
 //!
 //! A violation's execution is a [`scenario::Scenario`]: `linkrev run --scenario`
 //! replays it through the simulator, whose monitors report the same violation.
@@ -48,6 +60,8 @@ pub mod model;
 pub mod random;
 pub mod scenario;
 pub mod sets;
+pub mod shift;
+pub mod stamps;
 pub mod state;
 pub mod symmetry;
 
@@ -88,6 +102,9 @@ pub struct CheckSetup {
     /// Whether to explore one representative per node renaming, for protocols whose
     /// rules allow it ([`symmetry`]).
     pub symmetry: bool,
+    /// Whether to explore states that differ only by a shift of their heights once, for
+    /// protocols whose rules allow it ([`shift`]).
+    pub renormalize: bool,
     /// Every execution (breadth-first), or random ones ([`random`]).
     pub strategy: Strategy,
 }
@@ -172,6 +189,10 @@ pub struct CheckReport {
     /// Whether symmetry reduction was applied (`states` then counts states up to node
     /// renaming); off when not asked for or when the protocol's rules compare node ids.
     pub symmetry: bool,
+    /// Whether heights were renormalized ([`shift`]: states that differ by a shift of
+    /// their heights counted once); off when not asked for or when the protocol's rules
+    /// do not commute with shifts.
+    pub renormalized: bool,
     /// Whether the search was cut (`cut_by` is set); kept as its own field for readers
     /// of `check.json` written before `cut_by`.
     pub truncated: bool,
@@ -203,6 +224,7 @@ pub(crate) struct Explored {
     pub(crate) states_generated: usize,
     pub(crate) depth_reached: usize,
     pub(crate) symmetry: bool,
+    pub(crate) renormalized: bool,
     pub(crate) cut_by: Option<&'static str>,
     pub(crate) strategy: String,
     pub(crate) seconds: f64,
@@ -233,6 +255,7 @@ impl CheckSetup {
             states_generated: explored.states_generated,
             depth_reached: explored.depth_reached,
             symmetry: explored.symmetry,
+            renormalized: explored.renormalized,
             truncated: explored.cut_by.is_some(),
             cut_by: explored.cut_by,
             strategy: explored.strategy,
@@ -253,6 +276,7 @@ pub fn run<P: Protocol>(
     }
     let started = Instant::now();
     model.symmetry = setup.symmetry && symmetry::applies(&model.initial());
+    model.renormalize = setup.renormalize && (shift::applies::<P>() || stamps::applies::<P>());
     // stateright counts the initial state as depth 1 and does not judge or expand
     // states at the target depth: states after `max_depth` actions have depth
     // `max_depth + 1`, so the target is one more.
@@ -320,6 +344,7 @@ pub fn run<P: Protocol>(
             states_generated: checker.state_count(),
             depth_reached: checker.max_depth().saturating_sub(1).min(setup.max_depth),
             symmetry: model.symmetry,
+            renormalized: model.renormalize,
             cut_by,
             strategy: "exhaustive".to_string(),
             seconds: started.elapsed().as_secs_f64(),
@@ -375,6 +400,7 @@ pub fn family_model<P: Protocol>(
         properties,
         found: Default::default(),
         symmetry: false,
+        renormalize: false,
         memory: model::MemoryBound::new(setup.max_memory),
     }
 }

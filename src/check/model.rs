@@ -92,6 +92,9 @@ pub struct ProtocolModel<P: Protocol> {
     /// Whether states are replaced by the representative of their node renamings
     /// ([`super::symmetry`]); only set for protocols that declare the symmetry.
     pub symmetry: bool,
+    /// Whether states are replaced by their renormalized form ([`super::shift`]); only
+    /// set for protocols whose rules commute with shifting heights.
+    pub renormalize: bool,
     /// The resident-memory bound of the search (`--max-memory`).
     pub memory: MemoryBound,
 }
@@ -354,8 +357,17 @@ impl<P: Protocol> ProtocolModel<P> {
         Some(state)
     }
 
-    /// `state`, or its representative under symmetry reduction.
-    fn reduced(&self, state: CheckState<P>) -> CheckState<P> {
+    /// `state`, renormalized ([`super::shift`]) and replaced by its representative
+    /// under symmetry reduction, as far as each applies.
+    pub fn reduced(&self, mut state: CheckState<P>) -> CheckState<P> {
+        if self.renormalize {
+            if super::shift::applies::<P>() {
+                super::shift::renormalize(&mut state);
+            }
+            if super::stamps::applies::<P>() {
+                super::stamps::rank(&mut state);
+            }
+        }
         if self.symmetry {
             super::symmetry::representative(&state).0
         } else {

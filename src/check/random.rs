@@ -90,6 +90,7 @@ pub fn run<P: Protocol>(
             states_generated: states,
             depth_reached: deepest,
             symmetry: false,
+            renormalized: false,
             cut_by: cut.then_some("depth bound"),
             strategy: format!("random: {run} of {executions} executions, seed {seed}"),
             seconds: started.elapsed().as_secs_f64(),

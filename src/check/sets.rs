@@ -199,6 +199,13 @@ impl<M> InFlight<M> {
         self.0.iter().map(|(f, t, m)| (*f, *t, m))
     }
 
+    /// Changes every message in place (not its link, so the order stays sorted).
+    pub fn for_each_mut(&mut self, mut change: impl FnMut(NodeId, NodeId, &mut M)) {
+        for (f, t, m) in &mut self.0 {
+            change(*f, *t, m);
+        }
+    }
+
     /// The messages renamed link by link (`rename` gives each message's new link and
     /// content), or `None` as soon as one cannot be. Each link's order is kept.
     pub fn map<N>(

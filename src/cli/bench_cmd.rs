@@ -205,6 +205,7 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
         threads,
         // The plain search explores the full state space: compare like with like.
         symmetry: false,
+        renormalize: false,
         strategy: crate::check::Strategy::Exhaustive,
         connected: false,
     };

@@ -71,6 +71,12 @@ pub struct CheckArgs {
     /// the link-reversal algorithms break ties by id and are always explored in full.
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     pub symmetry: OnOff,
+    /// Height renormalization: explore states that differ only by a shift of their
+    /// heights once (per component once no change remains), so that a component that
+    /// reverses for ever closes into a cycle. Applies to algorithms whose rules only
+    /// compare heights and step them by constants (me-rl, me-krl, gb-full, gb-partial).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    pub renormalize: OnOff,
     /// exhaustive: every execution within the bounds (a property may hold); random:
     /// --executions random executions, for graphs too large to close (6 to 10 nodes),
     /// reported as "no violation in N executions", never "holds".
@@ -165,6 +171,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         max_memory: memory_bound(args.max_memory)?,
         threads: args.threads,
         symmetry: args.symmetry == OnOff::On,
+        renormalize: args.renormalize == OnOff::On,
         strategy: match args.strategy {
             StrategyArg::Exhaustive => Strategy::Exhaustive,
             StrategyArg::Random => Strategy::Random {
@@ -236,6 +243,14 @@ fn print_report(report: &CheckReport) -> anyhow::Result<()> {
             "on: states counted up to renaming of the nodes"
         } else {
             "off"
+        }
+    );
+    outln!(
+        "heights        {}",
+        if report.renormalized {
+            "renormalized: states counted up to a shift of their heights"
+        } else {
+            "as they are"
         }
     );
     outln!("time           {:.3} s", report.seconds);
@@ -356,6 +371,7 @@ fn table(args: &CheckArgs) -> String {
                 max_memory: None,
                 threads: 1,
                 symmetry: args.symmetry == OnOff::On,
+                renormalize: args.renormalize == OnOff::On,
                 strategy: Strategy::Exhaustive,
                 connected: false,
             };

@@ -101,6 +101,7 @@ pub fn check_steps<F: Watches<P>, P: crate::protocol::Protocol>(
         max_memory: None,
         threads: 1,
         symmetry: false,
+        renormalize: false,
         strategy: crate::check::Strategy::Exhaustive,
         connected: false,
     };

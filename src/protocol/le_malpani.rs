@@ -104,6 +104,14 @@ pub(super) fn originator(id: NodeId) -> i32 {
 const _: () = assert!(MAX_NODES <= i32::MAX as usize);
 
 impl RefLevel {
+    /// Calls `visit` on τ if it is a time stamp (a level a failure defined), not one of
+    /// the constant levels' τ (−1, 0).
+    fn visit_stamp(&mut self, visit: &mut dyn FnMut(&mut i64)) {
+        if self.tau > 0 {
+            visit(&mut self.tau);
+        }
+    }
+
     /// A leader's level `(−1, −1, 0)`: below every other level, so the leader is a sink.
     pub const LEADER: RefLevel = RefLevel {
         tau: -1,
@@ -208,6 +216,11 @@ impl Message for LeMsg {
 
     fn kind_index(&self) -> usize {
         0
+    }
+
+    fn for_each_stamp(&mut self, visit: &mut dyn FnMut(&mut i64)) {
+        let LeMsg::Update(height) = self;
+        height.level.visit_stamp(visit);
     }
 }
 
@@ -460,6 +473,17 @@ impl<R: RuleSet> Protocol for LeNode<R> {
     type Msg = LeMsg;
 
     type Config = ();
+
+    /// τ is the event time plus one when a rule defines a level, and is otherwise only
+    /// compared (levels are ordered lexicographically) or copied.
+    const STAMP_INVARIANT: bool = true;
+
+    fn for_each_stamp(&mut self, visit: &mut dyn FnMut(&mut i64)) {
+        self.height.level.visit_stamp(visit);
+        for height in self.neighbours.values_mut().flatten() {
+            height.level.visit_stamp(visit);
+        }
+    }
 
     /// Per component of the t = 0 graph, the smallest id leads (rule E prefers smaller
     /// leader ids, so no merge later has to undo the choice) with height

@@ -131,6 +131,17 @@ impl Protocol for Krl {
         self.0.prefetch();
     }
 
+    /// RL's rules, unchanged by k tokens.
+    const SHIFT_INVARIANT: bool = true;
+
+    fn height_floor(&self) -> Option<[i64; 2]> {
+        self.0.height_floor()
+    }
+
+    fn shift_heights(&mut self, by: [i64; 2]) {
+        self.0.shift_heights(by);
+    }
+
     fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<RlMsg>) {
         self.0.on_link_up(peer, ctx);
     }

@@ -159,6 +159,21 @@ impl Height {
     pub const fn just_below(self, id: NodeId) -> Self {
         Self::new(self.h1, self.h2 - 1, id)
     }
+
+    /// The numeric parts, `[h1, h2]` (the model checker's renormalization).
+    const fn parts(self) -> [i64; 2] {
+        [self.h1, self.h2]
+    }
+
+    /// This height with `by` added to its numeric parts.
+    const fn shifted(self, by: [i64; 2]) -> Self {
+        Self::new(self.h1 + by[0], self.h2 + by[1], self.id)
+    }
+}
+
+/// The componentwise least of two height parts.
+fn floor_of(a: Option<[i64; 2]>, b: [i64; 2]) -> Option<[i64; 2]> {
+    Some(a.map_or(b, |a| [a[0].min(b[0]), a[1].min(b[1])]))
 }
 
 impl fmt::Display for Height {
@@ -202,6 +217,18 @@ impl Message for RlMsg {
 
     fn carries_token(&self) -> bool {
         matches!(self, RlMsg::Token(_))
+    }
+
+    fn height_parts(&self) -> Option<[i64; 2]> {
+        match self {
+            RlMsg::Request(h) | RlMsg::Token(h) | RlMsg::LinkInfo(h) => Some(h.parts()),
+        }
+    }
+
+    fn shift_heights(&mut self, by: [i64; 2]) {
+        match self {
+            RlMsg::Request(h) | RlMsg::Token(h) | RlMsg::LinkInfo(h) => *h = h.shifted(by),
+        }
     }
 }
 
@@ -648,6 +675,32 @@ impl Protocol for Rl {
                 self.raise_height(ctx);
             } else if !self.queue.is_empty() && !self.in_n(self.next) {
                 self.forward_request(ctx);
+            }
+        }
+    }
+
+    /// Every rule compares heights or derives one from another by a constant step
+    /// (`RaiseHeight`'s `1 + min h1` and `least h2 − 1`, the token's `h2 − 1`); only
+    /// the initial heights are absolute.
+    const SHIFT_INVARIANT: bool = true;
+
+    fn height_floor(&self) -> Option<[i64; 2]> {
+        self.links
+            .values()
+            .map(|link| match link {
+                Link::Forming { form_height } => form_height.parts(),
+                Link::Neighbour { height, .. } => height.parts(),
+            })
+            .fold(Some(self.my_height.parts()), floor_of)
+    }
+
+    fn shift_heights(&mut self, by: [i64; 2]) {
+        self.my_height = self.my_height.shifted(by);
+        for link in self.links.values_mut() {
+            match link {
+                Link::Forming { form_height: h } | Link::Neighbour { height: h, .. } => {
+                    *h = h.shifted(by);
+                }
             }
         }
     }

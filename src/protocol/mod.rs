@@ -294,6 +294,25 @@ pub trait Message: Clone + Debug + Hash + Eq + Send + Sync + 'static {
         let _ = rename;
         None
     }
+
+    /// The two numeric parts of the height this message carries, for the model checker's
+    /// height renormalization ([`Protocol::SHIFT_INVARIANT`]); `None`, the default, when
+    /// it carries none.
+    fn height_parts(&self) -> Option<[i64; 2]> {
+        None
+    }
+
+    /// Adds `by` to the numeric parts of the height this message carries (nothing, the
+    /// default, when it carries none).
+    fn shift_heights(&mut self, by: [i64; 2]) {
+        let _ = by;
+    }
+
+    /// Calls `visit` on every time stamp this message carries (the model checker's
+    /// stamp ranking, [`Protocol::STAMP_INVARIANT`]); the default carries none.
+    fn for_each_stamp(&mut self, visit: &mut dyn FnMut(&mut i64)) {
+        let _ = visit;
+    }
 }
 
 /// One node's state machine.
@@ -365,6 +384,44 @@ pub trait Protocol: Clone + Debug + Hash + Eq + Send + Sync + Sized + 'static {
     fn renamed(&self, rename: &[NodeId]) -> Option<Self> {
         let _ = rename;
         None
+    }
+
+    /// Whether the rules only ever compare heights and derive new ones from old by
+    /// adding constants, so that they commute with *shifting*: adding one vector to the
+    /// two numeric parts of every height a node keeps (its own, its views, any it
+    /// recorded) and every height in the messages it receives. Handling an event and
+    /// then shifting must give what shifting and then handling gives. The model checker
+    /// then renormalizes heights ([`crate::check::shift`]), which makes the state space
+    /// of a component that reverses for ever finite. Off by default; a protocol that
+    /// turns it on implements [`Self::height_floor`], [`Self::shift_heights`] and its
+    /// message's [`Message::height_parts`] and [`Message::shift_heights`], and a test
+    /// checks the commuting on random executions.
+    const SHIFT_INVARIANT: bool = false;
+
+    /// The least value of each numeric part over every height this node keeps, `None`
+    /// when it keeps none (or the protocol is not [`Self::SHIFT_INVARIANT`]).
+    fn height_floor(&self) -> Option<[i64; 2]> {
+        None
+    }
+
+    /// Adds `by` to the numeric parts of every height this node keeps.
+    fn shift_heights(&mut self, by: [i64; 2]) {
+        let _ = by;
+    }
+
+    /// Whether the rules use the event time only to make *time stamps* that are then
+    /// only compared (never added to or subtracted from), and whether every stamp an
+    /// event makes exceeds every stamp already present (as event times only grow). Then
+    /// renaming the stamps of a state by an order-keeping map changes nothing a future
+    /// can tell apart, and the model checker replaces them by their ranks
+    /// ([`crate::check::stamps`]). Off by default; a protocol that turns it on
+    /// implements [`Self::for_each_stamp`] and its message's [`Message::for_each_stamp`].
+    const STAMP_INVARIANT: bool = false;
+
+    /// Calls `visit` on every time stamp this node keeps (its own and its views'),
+    /// stamps made from event times only, not the constants the rules start from.
+    fn for_each_stamp(&mut self, visit: &mut dyn FnMut(&mut i64)) {
+        let _ = visit;
     }
 }
 

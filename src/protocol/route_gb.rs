@@ -124,6 +124,15 @@ impl Message for HeightMsg {
     fn kind_index(&self) -> usize {
         0
     }
+
+    fn height_parts(&self) -> Option<[i64; 2]> {
+        Some([self.0.a, self.0.b])
+    }
+
+    fn shift_heights(&mut self, by: [i64; 2]) {
+        self.0.a += by[0];
+        self.0.b += by[1];
+    }
 }
 
 /// The rule a sink applies: where full and partial reversal differ.
@@ -259,6 +268,30 @@ impl<R: Reversal> Protocol for GbNode<R> {
 
     fn on_start(&mut self, ctx: &mut Ctx<HeightMsg>) {
         self.reverse_if_sink(ctx);
+    }
+
+    /// Both rules compare heights and derive a sink's new one from its neighbours' by a
+    /// constant step (full reversal's `b` is always 0, so its least `b` is 0 and it is
+    /// never shifted); only the initial heights are absolute, and the destination's
+    /// never changes, so its value is never read but compared.
+    const SHIFT_INVARIANT: bool = true;
+
+    fn height_floor(&self) -> Option<[i64; 2]> {
+        let parts = |h: &GbHeight| [h.a, h.b];
+        Some(
+            self.neighbours
+                .values()
+                .fold(parts(&self.height), |m, h| [m[0].min(h.a), m[1].min(h.b)]),
+        )
+    }
+
+    fn shift_heights(&mut self, by: [i64; 2]) {
+        let shift = |h: &mut GbHeight| {
+            h.a += by[0];
+            h.b += by[1];
+        };
+        shift(&mut self.height);
+        self.neighbours.values_mut().for_each(shift);
     }
 
     /// The destination-oriented DAG of the t = 0 graph (module docs, "Initial state").

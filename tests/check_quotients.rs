@@ -1,0 +1,282 @@
+//! The checker's exact quotients rest on each protocol's claim that its rules commute
+//! with a renaming of values: shifting heights ([`linkrev::check::shift`]) and ranking
+//! time stamps ([`linkrev::check::stamps`]). These tests check the claims step by step on
+//! random executions of every protocol that makes one, and check that the quotients keep
+//! every verdict where the full search closes too.
+
+use linkrev::check::graph::{SmallGraph, rooted_connected_graphs};
+use linkrev::check::model::ProtocolModel;
+use linkrev::check::state::CheckState;
+use linkrev::check::{self, CheckSetup, Strategy, shift, stamps};
+use linkrev::family::{LeaderElection, MutualExclusion, Route, Watches};
+use linkrev::protocol::le_malpani::LeMalpani;
+use linkrev::protocol::le_tora5::LeTora5;
+use linkrev::protocol::me_krl::Krl;
+use linkrev::protocol::me_rl::Rl;
+use linkrev::protocol::route_gb::{GbFull, GbPartial};
+use linkrev::protocol::{Message as _, Protocol};
+use linkrev::registry::Algorithm;
+use linkrev::sim::ChangeMode;
+use proptest::prelude::*;
+use stateright::Model as _;
+
+fn setup(graph: SmallGraph, changes: u8, requests: u8, mode: ChangeMode) -> CheckSetup {
+    CheckSetup {
+        graph,
+        changes,
+        change_mode: mode,
+        requests,
+        max_depth: 30,
+        max_states: 1_000_000,
+        max_memory: None,
+        threads: 1,
+        symmetry: false,
+        renormalize: false,
+        strategy: Strategy::Exhaustive,
+        connected: false,
+    }
+}
+
+/// A random execution of `model`, the actions chosen by `choices`: the states passed,
+/// each with the action taken from it.
+fn execution<P: Protocol>(
+    model: &ProtocolModel<P>,
+    choices: &[u16],
+) -> Vec<(CheckState<P>, linkrev::check::model::Step)> {
+    let mut state = model.initial();
+    let mut out = Vec::new();
+    let mut actions = Vec::new();
+    for &choice in choices {
+        actions.clear();
+        model.actions(&state, &mut actions);
+        if actions.is_empty() {
+            break;
+        }
+        let action = actions[choice as usize % actions.len()].clone();
+        let next = model.step(&state, action.clone()).expect("enabled");
+        out.push((state, action));
+        state = next;
+    }
+    out
+}
+
+/// Every step of a random execution commutes with shifting each group's heights by
+/// its own vector, and with renormalizing.
+fn shifts_commute<F: Watches<P>, P: Protocol>(
+    config: P::Config,
+    setup: &CheckSetup,
+    choices: &[u16],
+    vectors: &[[i64; 2]],
+) -> Result<(), TestCaseError> {
+    let model = F::model(config, setup);
+    for (state, action) in execution(&model, choices) {
+        let groups = shift::groups(&state);
+        let by: Vec<Option<[i64; 2]>> = (0..state.nodes.len())
+            .map(|g| Some(vectors[g % vectors.len()]))
+            .collect();
+        let mut shifted = state.clone();
+        shift::shift_groups(&mut shifted, &groups, &by);
+        let mut want = model.step(&state, action.clone()).expect("enabled");
+        shift::shift_groups(&mut want, &groups, &by);
+        let got = model.step(&shifted, action.clone()).expect("still enabled");
+        prop_assert_eq!(&got, &want, "shifting does not commute with {:?}", action);
+        let mut normal = state.clone();
+        shift::renormalize(&mut normal);
+        let mut a = model.step(&normal, action.clone()).expect("enabled");
+        let mut b = model.step(&state, action.clone()).expect("enabled");
+        shift::renormalize(&mut a);
+        shift::renormalize(&mut b);
+        prop_assert_eq!(a, b, "renormalizing does not commute with {:?}", action);
+    }
+    Ok(())
+}
+
+/// Every step of a random execution gives rank-equal states from rank-equal ones: from
+/// a state, and from the same state with its stamps ranked or spread apart.
+fn stamps_commute<F: Watches<P>, P: Protocol>(
+    setup: &CheckSetup,
+    choices: &[u16],
+    gaps: &[i64],
+) -> Result<(), TestCaseError>
+where
+    P::Config: Default,
+{
+    let model = F::model(P::Config::default(), setup);
+    for (state, action) in execution(&model, choices) {
+        let mut ranked = state.clone();
+        stamps::rank(&mut ranked);
+        // Spread the ranks apart (still in order, still below the next event's stamp).
+        let mut spread = ranked.clone();
+        let mut spread_stamp = |s: &mut i64| {
+            *s = (1..=*s).map(|i| gaps[i as usize % gaps.len()]).sum::<i64>();
+        };
+        for node in &mut spread.nodes {
+            node.for_each_stamp(&mut spread_stamp);
+        }
+        spread
+            .queues
+            .for_each_mut(|_, _, m| m.for_each_stamp(&mut spread_stamp));
+        let mut reference = model.step(&state, action.clone()).expect("enabled");
+        stamps::rank(&mut reference);
+        for from in [ranked, spread] {
+            let mut got = model.step(&from, action.clone()).expect("still enabled");
+            stamps::rank(&mut got);
+            prop_assert_eq!(
+                &got,
+                &reference,
+                "ranking stamps does not commute with {:?}",
+                action
+            );
+        }
+    }
+    Ok(())
+}
+
+fn graph(index: usize) -> SmallGraph {
+    let graphs = rooted_connected_graphs(4);
+    graphs[index % graphs.len()].clone()
+}
+
+fn mode(serialize: bool) -> ChangeMode {
+    if serialize {
+        ChangeMode::Serialize
+    } else {
+        ChangeMode::Overlap
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn rl_commutes_with_shifts(g in 0usize..40, changes in 0u8..4, serialize: bool, choices in proptest::collection::vec(any::<u16>(), 60), vectors in proptest::collection::vec((-9i64..9, -9i64..9), 1..4)) {
+        let vectors: Vec<[i64; 2]> = vectors.into_iter().map(|(a, b)| [a, b]).collect();
+        shifts_commute::<MutualExclusion, Rl>(Default::default(), &setup(graph(g), changes, 3, mode(serialize)), &choices, &vectors)?;
+    }
+
+    #[test]
+    fn krl_commutes_with_shifts(g in 0usize..40, changes in 0u8..4, serialize: bool, choices in proptest::collection::vec(any::<u16>(), 60), vectors in proptest::collection::vec((-9i64..9, -9i64..9), 1..4)) {
+        let vectors: Vec<[i64; 2]> = vectors.into_iter().map(|(a, b)| [a, b]).collect();
+        let config = linkrev::protocol::me_krl::KrlConfig { k: 2, forwarding: true };
+        shifts_commute::<MutualExclusion, Krl>(config, &setup(graph(g), changes, 3, mode(serialize)), &choices, &vectors)?;
+    }
+
+    #[test]
+    fn gafni_bertsekas_commutes_with_shifts(g in 0usize..40, changes in 0u8..4, serialize: bool, choices in proptest::collection::vec(any::<u16>(), 60), vectors in proptest::collection::vec((-9i64..9, -9i64..9), 1..4)) {
+        let full: Vec<[i64; 2]> = vectors.iter().map(|&(a, _)| [a, 0]).collect();
+        let partial: Vec<[i64; 2]> = vectors.into_iter().map(|(a, b)| [a, b]).collect();
+        let s = setup(graph(g), changes, 0, mode(serialize));
+        shifts_commute::<Route, GbFull>(Default::default(), &s, &choices, &full)?;
+        shifts_commute::<Route, GbPartial>(Default::default(), &s, &choices, &partial)?;
+    }
+
+    #[test]
+    fn leader_election_commutes_with_stamp_ranking(g in 0usize..40, changes in 1u8..4, choices in proptest::collection::vec(any::<u16>(), 60), gaps in proptest::collection::vec(1i64..50, 1..6)) {
+        let s = setup(graph(g), changes, 0, ChangeMode::Serialize);
+        stamps_commute::<LeaderElection, LeMalpani>(&s, &choices, &gaps)?;
+        stamps_commute::<LeaderElection, LeTora5>(&s, &choices, &gaps)?;
+    }
+}
+
+/// Full reversal's heights keep `b = 0`, so only `a` may be shifted: a shift of `b`
+/// must show up as a difference (the test above would pass vacuously otherwise).
+#[test]
+fn shifting_full_reversal_b_does_not_commute() {
+    let s = setup(
+        SmallGraph::parse("path:4").unwrap(),
+        1,
+        0,
+        ChangeMode::Serialize,
+    );
+    let model = <Route as Watches<GbFull>>::model(Default::default(), &s);
+    let broken = (0..200u16).any(|seed| {
+        let choices: Vec<u16> = (0..40)
+            .map(|i| seed.wrapping_mul(31).wrapping_add(i * 7))
+            .collect();
+        execution(&model, &choices)
+            .into_iter()
+            .any(|(state, action)| {
+                let groups = shift::groups(&state);
+                let by = vec![Some([0, 3]); state.nodes.len()];
+                let mut shifted = state.clone();
+                shift::shift_groups(&mut shifted, &groups, &by);
+                let mut want = model.step(&state, action.clone()).unwrap();
+                shift::shift_groups(&mut want, &groups, &by);
+                model.step(&shifted, action).unwrap() != want
+            })
+    });
+    assert!(broken, "a shift of full reversal's b never changed a step");
+}
+
+/// Where the full search closes, the quotient search gives the same verdicts (and the
+/// same shortest violations), with no more states.
+#[test]
+fn quotients_keep_every_verdict() {
+    let cases: &[(&str, &str, u8, u8, ChangeMode)] = &[
+        ("me-rl", "complete:4", 1, 2, ChangeMode::Serialize),
+        ("me-rl", "ring:4", 1, 2, ChangeMode::Serialize),
+        ("me-krl", "complete:4", 1, 2, ChangeMode::Serialize),
+        ("gb-full", "complete:4", 2, 0, ChangeMode::Overlap),
+        ("gb-partial", "complete:4", 2, 0, ChangeMode::Overlap),
+        ("le-malpani", "ring:4", 1, 0, ChangeMode::Serialize),
+        ("le-tora5", "ring:4", 1, 0, ChangeMode::Serialize),
+        ("le-malpani", "path:4", 2, 0, ChangeMode::Serialize),
+    ];
+    let mut merged = Vec::new();
+    for &(name, graph, changes, requests, mode) in cases {
+        let algorithm = Algorithm::parse(name).unwrap();
+        let mut s = setup(SmallGraph::parse(graph).unwrap(), changes, requests, mode);
+        s.max_depth = 60;
+        s.max_states = 5_000_000;
+        let full = algorithm.check(&algorithm.default_params(), &s);
+        s.renormalize = true;
+        let quotient = algorithm.check(&algorithm.default_params(), &s);
+        let what = format!("{name} on {graph}, {changes} changes");
+        assert!(full.cut_by.is_none(), "{what}: the full search must close");
+        assert!(quotient.renormalized && !full.renormalized, "{what}");
+        assert!(quotient.states <= full.states, "{what}");
+        merged.push(format!("{what}: {} -> {}", full.states, quotient.states));
+        let verdicts = |r: &check::CheckReport| {
+            r.properties
+                .iter()
+                .map(|p| match &p.verdict {
+                    check::Verdict::Violated { path, .. } => {
+                        format!("{}: violated in {}", p.name, path.len())
+                    }
+                    v => format!("{}: {v:?}", p.name),
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(verdicts(&full), verdicts(&quotient), "{what}");
+    }
+    // The quotients must merge something, or the comparison says nothing.
+    let fewer = merged.iter().filter(|m| {
+        let (a, b) = m.rsplit_once(": ").unwrap().1.split_once(" -> ").unwrap();
+        b.parse::<usize>().unwrap() < a.parse::<usize>().unwrap()
+    });
+    assert!(fewer.count() >= 2, "{merged:#?}");
+}
+
+/// Stamp ranking merges states where leader election makes new levels at different
+/// times: le-tora5 on the paw (leader 0 on a pendant) with one failure, to 28 actions.
+#[test]
+fn ranking_stamps_merges_states() {
+    let paw = SmallGraph {
+        name: "paw".into(),
+        nodes: 4,
+        edges: vec![(0, 1), (1, 2), (1, 3), (2, 3)],
+    };
+    let algorithm = Algorithm::parse("le-tora5").unwrap();
+    let mut s = setup(paw, 1, 0, ChangeMode::Serialize);
+    s.max_depth = 28;
+    let full = algorithm.check(&algorithm.default_params(), &s);
+    s.renormalize = true;
+    let ranked = algorithm.check(&algorithm.default_params(), &s);
+    assert!(ranked.renormalized);
+    assert!(
+        ranked.states * 2 < full.states,
+        "{} -> {}",
+        full.states,
+        ranked.states
+    );
+}

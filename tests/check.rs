@@ -40,6 +40,7 @@ fn setup(graph: SmallGraph, changes: u8, requests: u8, max_depth: usize) -> Chec
         threads: 1,
         symmetry: true,
         renormalize: true,
+        partial_order: true,
         strategy: linkrev::check::Strategy::Exhaustive,
         connected: false,
     }
@@ -542,6 +543,7 @@ fn connected_changes_give_gafni_bertsekas_a_verdict() {
                 assert_eq!(*verdict(&free, property), Verdict::Holds, "{algorithm}");
                 let as_they_are = CheckSetup {
                     renormalize: false,
+                    partial_order: true,
                     ..base.clone()
                 };
                 let free = check(algorithm, &as_they_are);
@@ -663,6 +665,133 @@ fn a_bug_planted_in_rl_is_caught_by_a_shortest_execution() {
                 .iter()
                 .all(|p| matches!(p.verdict, Verdict::Holds)),
             "{graph}: RL itself: {rl:?}"
+        );
+    }
+}
+
+/// A planted livelock: [`ForgetfulRl`] whose nodes also greet every neighbour at the
+/// start and answer every `LinkInfo` with their own, so two `LinkInfo`s bounce over
+/// every link for ever. A stranded request then never reaches a terminal state, where
+/// the bounded `requests_served` looks; only the fair-cycle search sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ChattyForgetfulRl(ForgetfulRl);
+
+impl Protocol for ChattyForgetfulRl {
+    type Msg = linkrev::protocol::me_rl::RlMsg;
+    type Config = linkrev::protocol::TokenStart;
+    const STARTS: bool = true;
+
+    fn initial_states(config: &Self::Config, neighbours: &[Vec<NodeId>]) -> Vec<Self> {
+        ForgetfulRl::initial_states(config, neighbours)
+            .into_iter()
+            .map(ChattyForgetfulRl)
+            .collect()
+    }
+
+    fn on_start(&mut self, ctx: &mut Ctx<Self::Msg>) {
+        let rl = &self.0.0;
+        for j in rl.neighbours() {
+            ctx.send(j, linkrev::protocol::me_rl::RlMsg::LinkInfo(rl.height()));
+        }
+    }
+
+    fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<Self::Msg>) {
+        self.0.on_link_up(peer, ctx);
+    }
+
+    fn on_link_down(&mut self, peer: NodeId, ctx: &mut Ctx<Self::Msg>) {
+        self.0.on_link_down(peer, ctx);
+    }
+
+    fn on_message(&mut self, from: NodeId, msg: Self::Msg, ctx: &mut Ctx<Self::Msg>) {
+        use linkrev::protocol::me_rl::RlMsg;
+        let echo = matches!(msg, RlMsg::LinkInfo(_));
+        self.0.on_message(from, msg, ctx);
+        if echo {
+            ctx.send(from, RlMsg::LinkInfo(self.0.0.height()));
+        }
+    }
+
+    fn on_app(&mut self, event: AppEvent, ctx: &mut Ctx<Self::Msg>) {
+        self.0.on_app(event, ctx);
+    }
+}
+
+impl TokenView for ChattyForgetfulRl {
+    fn holds_token(&self) -> bool {
+        self.0.holds_token()
+    }
+
+    fn in_cs(&self) -> bool {
+        self.0.in_cs()
+    }
+}
+
+impl linkrev::protocol::ReplayView for ChattyForgetfulRl {
+    fn label(&self) -> String {
+        self.0.label()
+    }
+
+    fn points_to(&self, peer: NodeId, other: &Self) -> Option<bool> {
+        self.0.points_to(peer, &other.0)
+    }
+
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+}
+
+/// The fair-cycle search catches the planted livelock, which the bounded terminal-state
+/// property cannot (there is no terminal state): a lasso whose cycle, replayed from
+/// the state where it starts, returns to that state, while the request waits in the
+/// token's component all along.
+#[test]
+fn a_livelock_planted_in_rl_is_caught_as_a_fair_cycle() {
+    let chatty = linkrev::registry::mutual_exclusion::<ChattyForgetfulRl>(
+        "me-rl-chatty-forgetful",
+        "RL whose nodes echo every LinkInfo and forget queued requests (a planted bug)",
+    );
+    for graph in ["path:3", "ring:4"] {
+        let s = setup(SmallGraph::parse(graph).unwrap(), 0, 1, 30);
+        let report = chatty.check(&chatty.default_params(), &s);
+        assert!(report.cut_by.is_none(), "{graph}: {report:?}");
+        assert!(
+            matches!(verdict(&report, "requests_served"), Verdict::Holds),
+            "{graph}: no terminal state, so the bounded property holds"
+        );
+        let Verdict::Violated { path, detail, .. } = verdict(&report, "requests_eventually_served")
+        else {
+            panic!("{graph}: the livelock is not caught: {report:?}");
+        };
+        assert!(detail.contains("repeat for ever"), "{graph}: {detail}");
+        let stem: usize = detail
+            .split_whitespace()
+            .nth(1)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{detail}"));
+        assert!(stem < path.len(), "{graph}: a cycle follows the stem");
+        // Replay through the model: the state after the cycle is the state before it.
+        let model = <MutualExclusion as Watches<ChattyForgetfulRl>>::model(Default::default(), &s);
+        let mut state = model.initial();
+        let mut at_stem = None;
+        for (i, step) in path.iter().enumerate() {
+            if i == stem {
+                at_stem = Some(state.clone());
+            }
+            state = model.step(&state, step.clone()).expect("enabled");
+            assert!(
+                !state.waiting.is_empty() || i < stem,
+                "{graph}: served on the cycle"
+            );
+        }
+        let mut at_stem = at_stem.unwrap();
+        model.quotient_without_renaming(&mut at_stem);
+        model.quotient_without_renaming(&mut state);
+        assert_eq!(state, at_stem, "{graph}: the cycle does not close");
+        assert!(
+            matches!(verdict(&report, "at_most_k_in_cs"), Verdict::Holds)
+                && matches!(verdict(&report, "token_count"), Verdict::Holds),
+            "{graph}"
         );
     }
 }

@@ -25,6 +25,7 @@ fn a_search_past_its_memory_bound_ends_unknown_with_a_report() {
         threads: 1,
         symmetry: true,
         renormalize: true,
+        partial_order: true,
         strategy: Strategy::Exhaustive,
     };
     let rl = Algorithm::parse("me-rl").unwrap();

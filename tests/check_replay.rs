@@ -37,6 +37,7 @@ fn setup(graph: &str, changes: u8, requests: u8) -> CheckSetup {
         threads: 1,
         symmetry: false,
         renormalize: true,
+        partial_order: true,
         strategy: linkrev::check::Strategy::Exhaustive,
         connected: false,
     }

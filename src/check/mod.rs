@@ -55,7 +55,9 @@
 //! Not modelled: timers (no registered algorithm sets one), and per-hop interleavings of
 //! routed messages (a routed message is delivered in one step, see [`model`]).
 
+pub mod explore;
 pub mod graph;
+pub mod liveness;
 pub mod model;
 pub mod random;
 pub mod scenario;
@@ -105,6 +107,9 @@ pub struct CheckSetup {
     /// Whether to explore states that differ only by a shift of their heights once, for
     /// protocols whose rules allow it ([`shift`]).
     pub renormalize: bool,
+    /// Whether the single-threaded search prunes with sleep sets ([`explore`]): the
+    /// same states and verdicts, fewer transitions.
+    pub partial_order: bool,
     /// Every execution (breadth-first), or random ones ([`random`]).
     pub strategy: Strategy,
 }
@@ -193,6 +198,10 @@ pub struct CheckReport {
     /// their heights counted once); off when not asked for or when the protocol's rules
     /// do not commute with shifts.
     pub renormalized: bool,
+    /// What [`CheckReport::renormalized`] merged, in words (`None` when off).
+    pub renormalized_what: Option<&'static str>,
+    /// Whether sleep sets pruned transitions ([`explore`]; the states are the same).
+    pub partial_order: bool,
     /// Whether the search was cut (`cut_by` is set); kept as its own field for readers
     /// of `check.json` written before `cut_by`.
     pub truncated: bool,
@@ -224,7 +233,8 @@ pub(crate) struct Explored {
     pub(crate) states_generated: usize,
     pub(crate) depth_reached: usize,
     pub(crate) symmetry: bool,
-    pub(crate) renormalized: bool,
+    pub(crate) renormalized: Option<&'static str>,
+    pub(crate) partial_order: bool,
     pub(crate) cut_by: Option<&'static str>,
     pub(crate) strategy: String,
     pub(crate) seconds: f64,
@@ -255,7 +265,9 @@ impl CheckSetup {
             states_generated: explored.states_generated,
             depth_reached: explored.depth_reached,
             symmetry: explored.symmetry,
-            renormalized: explored.renormalized,
+            renormalized: explored.renormalized.is_some(),
+            renormalized_what: explored.renormalized,
+            partial_order: explored.partial_order,
             truncated: explored.cut_by.is_some(),
             cut_by: explored.cut_by,
             strategy: explored.strategy,
@@ -265,7 +277,9 @@ impl CheckSetup {
     }
 }
 
-/// Explores `model` and judges its properties.
+/// Explores `model` and judges its properties: with one thread, by the checker's own
+/// search ([`explore`], with sleep sets unless `setup.partial_order` is off); with
+/// more, by stateright's parallel breadth-first search.
 pub fn run<P: Protocol>(
     algorithm: &str,
     mut model: ProtocolModel<P>,
@@ -277,6 +291,9 @@ pub fn run<P: Protocol>(
     let started = Instant::now();
     model.symmetry = setup.symmetry && symmetry::applies(&model.initial());
     model.renormalize = setup.renormalize && (shift::applies::<P>() || stamps::applies::<P>());
+    if setup.threads <= 1 {
+        return run_own(algorithm, model, setup, started);
+    }
     // stateright counts the initial state as depth 1 and does not judge or expand
     // states at the target depth: states after `max_depth` actions have depth
     // `max_depth + 1`, so the target is one more.
@@ -301,22 +318,135 @@ pub fn run<P: Protocol>(
         (false, false, true) => Some("state bound"),
         (false, true, true) => Some("depth and state bounds"),
     };
-    let truncated = cut_by.is_some();
     let model = checker.model();
-    let properties = model
+    let found: Vec<Option<Vec<Step>>> = model
         .properties
         .iter()
+        .map(|p| checker.discovery(p.name).map(|path| path.into_actions()))
+        .collect();
+    let properties = outcomes(model, setup, cut_by.is_some(), found, None);
+    setup.report(
+        algorithm,
+        Explored {
+            states: checker.unique_state_count(),
+            states_generated: checker.state_count(),
+            depth_reached: checker.max_depth().saturating_sub(1).min(setup.max_depth),
+            symmetry: model.symmetry,
+            renormalized: model.renormalize.then(quotient_text::<P>),
+            partial_order: false,
+            cut_by,
+            strategy: "exhaustive".to_string(),
+            seconds: started.elapsed().as_secs_f64(),
+        },
+        properties,
+    )
+}
+
+/// [`run`] with the checker's own single-threaded search.
+fn run_own<P: Protocol>(
+    algorithm: &str,
+    model: ProtocolModel<P>,
+    setup: &CheckSetup,
+    started: Instant,
+) -> CheckReport {
+    let exploration = explore::explore(&model, setup, setup.partial_order);
+    let found: Vec<Option<Vec<Step>>> = exploration
+        .violations
+        .iter()
+        .map(|v| v.map(|index| exploration.graph.stem(index)))
+        .collect();
+    // The liveness pass can use the stored states unless they are representatives of
+    // renamings (fairness names links by node ids).
+    let graph = (!model.symmetry).then_some(&exploration.graph);
+    let properties = outcomes(&model, setup, exploration.cut_by.is_some(), found, graph);
+    setup.report(
+        algorithm,
+        Explored {
+            states: exploration.graph.len(),
+            states_generated: exploration.generated,
+            depth_reached: exploration.depth_reached,
+            symmetry: model.symmetry,
+            renormalized: model.renormalize.then(quotient_text::<P>),
+            partial_order: setup.partial_order && !model.symmetry,
+            cut_by: exploration.cut_by,
+            strategy: "exhaustive".to_string(),
+            seconds: started.elapsed().as_secs_f64(),
+        },
+        properties,
+    )
+}
+
+/// Each property's outcome, from the executions a search found violating them (steps
+/// in the searched model, renamed back when symmetry is on) and, for the eventually
+/// properties, the liveness pass over `graph` (the search's stored states, or, when
+/// `None`, a graph stored for it) once the search has closed.
+fn outcomes<P: Protocol>(
+    model: &ProtocolModel<P>,
+    setup: &CheckSetup,
+    truncated: bool,
+    found: Vec<Option<Vec<Step>>>,
+    graph: Option<&liveness::StateGraph<P>>,
+) -> Vec<PropertyOutcome> {
+    let open_liveness = model
+        .properties
+        .iter()
+        .zip(&found)
+        .any(|(p, f)| p.when == When::Eventually && f.is_none());
+    let stored;
+    let graph = match graph {
+        _ if !open_liveness || truncated => None,
+        Some(graph) => Some(graph),
+        None => {
+            stored = liveness::StateGraph::explore(model, setup.max_states);
+            stored.as_ref()
+        }
+    };
+    let liveness_unknown = open_liveness && graph.is_none();
+    model
+        .properties
+        .iter()
+        .zip(found)
         .enumerate()
-        .map(|(index, property)| {
-            let verdict = match checker.discovery(property.name) {
-                Some(path) => {
-                    let (path, last) = if model.symmetry {
-                        symmetry::unrename_path(model.initial(), &path.into_actions(), |s, a| {
-                            model.step(s, a)
-                        })
+        .map(|(index, (property, found))| {
+            let lasso = match (graph, property.when, &found) {
+                (Some(graph), When::Eventually, None) => liveness::check(model, graph, index),
+                _ => None,
+            };
+            let verdict = match (found, lasso) {
+                (None, Some(lasso)) => {
+                    let cycle = lasso.path.len() - lasso.stem;
+                    let detail = if cycle == 0 {
+                        format!(
+                            "after {} steps nothing owed is left to happen: {}",
+                            lasso.stem, lasso.detail
+                        )
                     } else {
-                        let last = path.last_state().clone();
-                        (path.into_actions(), last)
+                        format!(
+                            "after {} steps, the last {cycle} repeat for ever (a fair cycle: \
+                             every message in flight on it is delivered or, somewhere on \
+                             it, not pending): {}",
+                            lasso.stem, lasso.detail
+                        )
+                    };
+                    Verdict::Violated {
+                        detail,
+                        steps: lasso.path.iter().map(describe).collect(),
+                        path: lasso.path,
+                    }
+                }
+                (None, None) if property.when == When::Eventually && liveness_unknown => {
+                    Verdict::Unknown
+                }
+                (Some(path), _) => {
+                    let (path, last) = if model.symmetry {
+                        symmetry::unrename_path(model.initial(), &path, |s, a| model.step(s, a))
+                    } else {
+                        let mut last = model.initial();
+                        model.quotient_without_renaming(&mut last);
+                        for step in &path {
+                            last = model.next_state(&last, step.clone()).expect("replays");
+                        }
+                        (path, last)
                     };
                     let detail = model.judge(index, &last).err().unwrap_or_default();
                     let steps = path.iter().map(describe).collect();
@@ -326,8 +456,8 @@ pub fn run<P: Protocol>(
                         path,
                     }
                 }
-                None if truncated => Verdict::Unknown,
-                None => Verdict::Holds,
+                (None, None) if truncated => Verdict::Unknown,
+                (None, None) => Verdict::Holds,
             };
             PropertyOutcome {
                 name: property.name,
@@ -336,21 +466,16 @@ pub fn run<P: Protocol>(
                 verdict,
             }
         })
-        .collect();
-    setup.report(
-        algorithm,
-        Explored {
-            states: checker.unique_state_count(),
-            states_generated: checker.state_count(),
-            depth_reached: checker.max_depth().saturating_sub(1).min(setup.max_depth),
-            symmetry: model.symmetry,
-            renormalized: model.renormalize,
-            cut_by,
-            strategy: "exhaustive".to_string(),
-            seconds: started.elapsed().as_secs_f64(),
-        },
-        properties,
-    )
+        .collect()
+}
+
+/// What renormalization merges for `P`, in words.
+fn quotient_text<P: Protocol>() -> &'static str {
+    match (shift::applies::<P>(), stamps::applies::<P>()) {
+        (true, true) => "states counted up to shifts of heights and renamings of time stamps",
+        (true, false) => "states counted up to a shift of their heights",
+        _ => "states counted up to an order-keeping renaming of their time stamps",
+    }
 }
 
 /// Where a property is judged, in words.
@@ -359,6 +484,7 @@ pub fn when_text(when: When) -> &'static str {
         When::Always => "every state",
         When::Quiescent => "quiescent states",
         When::Terminal => "terminal states",
+        When::Eventually => "every fair execution",
     }
 }
 

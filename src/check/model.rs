@@ -59,6 +59,10 @@ pub enum When {
     /// States where no action is enabled: every budget spent, nothing in flight, nobody
     /// in the CS; "every request is eventually served", bounded by the budgets.
     Terminal,
+    /// Every fair execution, infinite ones included: from some point on, no change
+    /// happens and the judgement fails in every state ([`super::liveness`]). Judged in
+    /// terminal states during the search, and over cycles once it has closed.
+    Eventually,
 }
 
 /// The system to check: one algorithm on one starting graph with budgets.
@@ -174,7 +178,7 @@ impl<P: Protocol> ProtocolModel<P> {
                         state.tokens_lost += 1;
                     }
                 }
-                Effect::SendRouted { to, msg } => state.routed.push((node, to, msg)),
+                Effect::SendRouted { to, msg } => state.push_routed(node, to, msg),
                 Effect::EnterCs => {
                     state.waiting.remove(node);
                     state.in_cs.insert(node);
@@ -230,7 +234,7 @@ impl<P: Protocol> ProtocolModel<P> {
         let applies = match property.when {
             When::Always => true,
             When::Quiescent => self.quiescent(state),
-            When::Terminal => self.terminal(state),
+            When::Terminal | When::Eventually => self.terminal(state),
         };
         if applies {
             (property.judge)(self, state)
@@ -357,17 +361,24 @@ impl<P: Protocol> ProtocolModel<P> {
         Some(state)
     }
 
-    /// `state`, renormalized ([`super::shift`]) and replaced by its representative
-    /// under symmetry reduction, as far as each applies.
-    pub fn reduced(&self, mut state: CheckState<P>) -> CheckState<P> {
+    /// Applies the quotients that rename no node ([`super::shift`], [`super::stamps`]),
+    /// where they are on.
+    pub fn quotient_without_renaming(&self, state: &mut CheckState<P>) {
         if self.renormalize {
             if super::shift::applies::<P>() {
-                super::shift::renormalize(&mut state);
+                super::shift::renormalize(state);
             }
             if super::stamps::applies::<P>() {
-                super::stamps::rank(&mut state);
+                super::stamps::rank(state);
             }
         }
+    }
+
+    /// `state`, renormalized ([`super::shift`]), its stamps ranked ([`super::stamps`]),
+    /// and replaced by its representative under symmetry reduction, as far as each
+    /// applies.
+    pub fn reduced(&self, mut state: CheckState<P>) -> CheckState<P> {
+        self.quotient_without_renaming(&mut state);
         if self.symmetry {
             super::symmetry::representative(&state).0
         } else {

@@ -9,7 +9,7 @@
 //! shortest one). No violation is reported as "no violation in N executions", never as
 //! "holds": random executions prove nothing about the ones they did not take.
 
-use super::model::{ProtocolModel, Step};
+use super::model::{ProtocolModel, Step, When};
 use super::{CheckReport, CheckSetup, Explored, PropertyOutcome, Verdict, describe, when_text};
 use crate::protocol::Protocol;
 use rand::{RngExt as _, SeedableRng as _};
@@ -72,7 +72,11 @@ pub fn run<P: Protocol>(
         .map(|(property, found)| PropertyOutcome {
             name: property.name,
             description: property.description,
-            judged_in: when_text(property.when),
+            // A random execution is finite: it can show a stuck state, never a cycle.
+            judged_in: match property.when {
+                When::Eventually => "terminal states of random executions",
+                when => when_text(when),
+            },
             verdict: match found {
                 Some((detail, path)) => Verdict::Violated {
                     detail,
@@ -90,7 +94,8 @@ pub fn run<P: Protocol>(
             states_generated: states,
             depth_reached: deepest,
             symmetry: false,
-            renormalized: false,
+            renormalized: None,
+            partial_order: false,
             cut_by: cut.then_some("depth bound"),
             strategy: format!("random: {run} of {executions} executions, seed {seed}"),
             seconds: started.elapsed().as_secs_f64(),

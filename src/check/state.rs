@@ -60,8 +60,10 @@ pub struct CheckState<P: Protocol> {
     pub nodes: Vec<P>,
     /// Messages in flight on directed links, FIFO per link.
     pub queues: InFlight<P::Msg>,
-    /// Routed messages waiting or travelling: (origin, destination, message), in the
-    /// order they were sent.
+    /// Routed messages waiting or travelling: (origin, destination, message), sorted by
+    /// origin and destination and in the order sent within a pair, which is all the
+    /// semantics promise (see [`Step::DeliverRouted`]); a canonical order, so two sends
+    /// of different pairs in either order give one state ([`Self::push_routed`]).
     pub routed: Vec<(NodeId, NodeId, P::Msg)>,
     /// The links up now, `(a, b)` with `a < b`.
     pub links: LinkSet,
@@ -130,6 +132,14 @@ impl<P: Protocol> std::hash::Hash for CheckState<P> {
 }
 
 impl<P: Protocol> CheckState<P> {
+    /// Sends a routed message, keeping [`Self::routed`]'s order.
+    pub fn push_routed(&mut self, origin: NodeId, dest: NodeId, msg: P::Msg) {
+        let at = self
+            .routed
+            .partition_point(|&(o, d, _)| (o, d) <= (origin, dest));
+        self.routed.insert(at, (origin, dest, msg));
+    }
+
     /// Whether no message is in flight (queued or routed).
     pub fn quiet(&self) -> bool {
         self.queues.is_empty() && self.routed.is_empty()

@@ -50,11 +50,13 @@ impl<P: Protocol> CheckState<P> {
         let queues = self
             .queues
             .map(|from, to, m| Some((at(from), at(to), m.renamed(rename)?)))?;
-        let routed = self
+        let mut routed: Vec<(NodeId, NodeId, P::Msg)> = self
             .routed
             .iter()
             .map(|(o, d, m)| Some((at(*o), at(*d), m.renamed(rename)?)))
             .collect::<Option<_>>()?;
+        // Stable: each pair's messages stay in the order sent.
+        routed.sort_by_key(|&(o, d, _)| (o, d));
         let pair = |a: NodeId, b: NodeId| (at(a).min(at(b)), at(a).max(at(b)));
         Some(Self {
             nodes: nodes

@@ -206,6 +206,7 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
         // The plain search explores the full state space: compare like with like.
         symmetry: false,
         renormalize: false,
+        partial_order: false,
         strategy: crate::check::Strategy::Exhaustive,
         connected: false,
     };

@@ -5,7 +5,6 @@ use super::run_cmd::algorithm_params;
 use crate::check::graph::{SmallGraph, labelled_connected_graphs};
 use crate::check::scenario::Scenario;
 use crate::check::{CheckReport, CheckSetup, Strategy, Verdict};
-use crate::family::Family;
 use crate::input::InputError;
 use crate::output::write_atomically;
 use crate::registry::Algorithm;
@@ -47,8 +46,9 @@ pub struct CheckArgs {
     #[arg(long, default_value_t = 0)]
     pub requests: u8,
     /// The most actions on one execution; longer ones are cut, and a property not
-    /// violated within the bound is reported unknown.
-    #[arg(long, default_value_t = 30)]
+    /// violated within the bound is reported unknown. Finite state spaces close well
+    /// within the default; an infinite one is cut by --max-states first.
+    #[arg(long, default_value_t = 100)]
     pub max_depth: usize,
     /// The most states to generate, repeats included (about a kilobyte of memory per
     /// distinct state); beyond it the search stops and properties not violated are
@@ -71,12 +71,19 @@ pub struct CheckArgs {
     /// the link-reversal algorithms break ties by id and are always explored in full.
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     pub symmetry: OnOff,
-    /// Height renormalization: explore states that differ only by a shift of their
-    /// heights once (per component once no change remains), so that a component that
-    /// reverses for ever closes into a cycle. Applies to algorithms whose rules only
-    /// compare heights and step them by constants (me-rl, me-krl, gb-full, gb-partial).
+    /// Renormalization: explore once the states that differ only by a shift of their
+    /// heights (per component once no change remains), so that a component that
+    /// reverses for ever closes into a cycle (me-rl, me-krl, gb-full, gb-partial:
+    /// their rules only compare heights and step them by constants), or by an
+    /// order-keeping renaming of their time stamps (le-malpani, le-tora5).
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     pub renormalize: OnOff,
+    /// Partial-order reduction by sleep sets (with one thread): an order of two steps at
+    /// different nodes that leads to a state already reached is not tried again. The
+    /// same states are visited and every verdict is the same; fewer transitions are
+    /// generated, which is what --max-states counts. Off under symmetry reduction.
+    #[arg(long = "partial-order", value_enum, default_value_t = OnOff::On)]
+    pub partial_order: OnOff,
     /// exhaustive: every execution within the bounds (a property may hold); random:
     /// --executions random executions, for graphs too large to close (6 to 10 nodes),
     /// reported as "no violation in N executions", never "holds".
@@ -172,6 +179,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         threads: args.threads,
         symmetry: args.symmetry == OnOff::On,
         renormalize: args.renormalize == OnOff::On,
+        partial_order: args.partial_order == OnOff::On,
         strategy: match args.strategy {
             StrategyArg::Exhaustive => Strategy::Exhaustive,
             StrategyArg::Random => Strategy::Random {
@@ -246,11 +254,18 @@ fn print_report(report: &CheckReport) -> anyhow::Result<()> {
         }
     );
     outln!(
-        "heights        {}",
-        if report.renormalized {
-            "renormalized: states counted up to a shift of their heights"
+        "renormalized   {}",
+        match report.renormalized_what {
+            Some(what) => format!("on: {what}"),
+            None => "off".to_string(),
+        }
+    );
+    outln!(
+        "partial order  {}",
+        if report.partial_order {
+            "on: sleep sets (the same states, fewer transitions)"
         } else {
-            "as they are"
+            "off"
         }
     );
     outln!("time           {:.3} s", report.seconds);
@@ -335,12 +350,6 @@ fn violation_path(p: &crate::check::PropertyOutcome) -> &[crate::check::model::S
     }
 }
 
-/// The depth the table explores a family to: `max_depth` divided by the family's
-/// [`crate::family::CheckPolicy::table_depth_divisor`] (the state bound applies to all).
-fn table_depth(family: Family, max_depth: usize) -> usize {
-    max_depth / family.check_policy().table_depth_divisor.max(1)
-}
-
 /// The book's table (algorithms page): every algorithm × graph × change budget, checked in parallel (each
 /// check single-threaded, so each violation is a shortest one and the table is the
 /// same on every run), summarised per algorithm, property and budget.
@@ -350,38 +359,55 @@ fn table(args: &CheckArgs) -> String {
     graphs.push(SmallGraph::parse("path:5").expect("a family"));
     graphs.push(SmallGraph::parse("ring:5").expect("a family"));
     let requests = if args.requests > 0 { args.requests } else { 2 };
-    let jobs: Vec<(Algorithm, usize, u8)> = Algorithm::all()
-        .flat_map(|a| (0..graphs.len()).flat_map(move |g| (1..=3u8).map(move |c| (a, g, c))))
+    // Each family in its own change mode; one whose changes overlap traffic also one at
+    // a time, where more state spaces are finite.
+    let modes = |a: Algorithm| {
+        let own = a.family().check_policy().table_changes;
+        let mut modes = vec![own];
+        if own == ChangeMode::Overlap {
+            modes.push(ChangeMode::Serialize);
+        }
+        modes
+    };
+    let count = graphs.len();
+    let jobs: Vec<(Algorithm, ChangeMode, usize, u8)> = Algorithm::all()
+        .flat_map(|a| {
+            modes(a).into_iter().flat_map(move |m| {
+                (0..count).flat_map(move |g| (1..=3u8).map(move |c| (a, m, g, c)))
+            })
+        })
         .collect();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let reports: Vec<CheckReport> = jobs
         .par_iter()
-        .map(|&(algo, g, changes)| {
+        .map(|&(algo, mode, g, changes)| {
             let setup = CheckSetup {
                 graph: graphs[g].clone(),
                 changes,
-                change_mode: algo.family().check_policy().table_changes,
+                change_mode: mode,
                 requests: if algo.family().needs_workload() {
                     requests
                 } else {
                     0
                 },
-                max_depth: table_depth(algo.family(), args.max_depth),
+                max_depth: args.max_depth,
                 max_states: args.max_states,
                 max_memory: None,
                 threads: 1,
                 symmetry: args.symmetry == OnOff::On,
                 renormalize: args.renormalize == OnOff::On,
+                partial_order: args.partial_order == OnOff::On,
                 strategy: Strategy::Exhaustive,
                 connected: false,
             };
             let report = algo.check(&algo.default_params(), &setup);
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             eprintln!(
-                "[{n}/{}] {} on {} with {changes} changes: {:.1} s",
+                "[{n}/{}] {} on {} with {changes} changes ({}): {:.1} s",
                 jobs.len(),
                 algo.name(),
                 setup.graph.name,
+                report.change_mode,
                 report.seconds
             );
             report
@@ -403,40 +429,44 @@ fn table(args: &CheckArgs) -> String {
         "Checked by `linkrev check --table --max-depth {} --max-states {}`: every algorithm from its \
          default parameters (node 0 starts as leader, token holder or destination) on the {} \
          connected labelled 4-node graphs (every labelling: the algorithms break ties by node id), \
-         path:5 and ring:5, with 1, 2 \
-         and 3 topology changes (leader election one at a time, as its paper assumes; the \
-         others overlapping traffic), {requests} CS requests for mutual exclusion, \
-         executions of up to {} actions ({} for mutual exclusion). *holds*: no violation in the whole state space; \
-         *unknown*: none within the bounds (depth, or {} states generated), but the search was cut; \
-         *violated*: the shortest execution found. Symmetry reduction applied to: {} (the \
-         others compare node ids).\n\n",
+         path:5 and ring:5, with 1, 2 and 3 topology changes, {requests} CS requests for mutual \
+         exclusion, executions of up to {} actions. Changes come one at a time (`serialize`: \
+         only while no message is in flight, leader election's assumption) or overlap traffic \
+         (`overlap`, mutual exclusion's and routing's default). *holds*: no violation in the \
+         whole state space (up to symmetry and renormalization), every fair execution included \
+         for the `eventually` properties; *unknown*: none within the bounds (depth, or {} states \
+         generated), but the search was cut; *violated*: the shortest execution found (for a \
+         liveness violation, the shortest stem). Symmetry reduction applied to: {} (the others \
+         compare node ids).\n\n",
         args.max_depth,
         args.max_states,
         graphs.len() - 2,
         args.max_depth,
-        table_depth(crate::family::MUTUAL_EXCLUSION, args.max_depth),
         args.max_states,
         symmetric,
     ));
     out.push_str(
-        "| algorithm | property | changes | holds | unknown | violated | shortest violation |\n",
+        "| algorithm | property | changes | mode | holds | unknown | violated | shortest violation |\n",
     );
-    out.push_str("|---|---|---|---|---|---|---|\n");
+    out.push_str("|---|---|---|---|---|---|---|---|\n");
     for algo in Algorithm::all() {
-        let mine: Vec<(&CheckReport, u8)> = reports
+        let mine: Vec<(&CheckReport, ChangeMode, u8)> = reports
             .iter()
             .zip(&jobs)
-            .filter(|(_, (a, _, _))| *a == algo)
-            .map(|(r, &(_, _, c))| (r, c))
+            .filter(|(_, (a, ..))| *a == algo)
+            .map(|(r, &(_, m, _, c))| (r, m, c))
             .collect();
-        let Some((first, _)) = mine.first() else {
+        let Some((first, ..)) = mine.first() else {
             continue;
         };
         for (index, property) in first.properties.iter().enumerate() {
-            for changes in 1..=3u8 {
+            for (mode, changes) in modes(algo)
+                .into_iter()
+                .flat_map(|m| (1..=3u8).map(move |c| (m, c)))
+            {
                 let (mut holds, mut unknown, mut violated) = (0, 0, 0);
                 let mut shortest: Option<(usize, String)> = None;
-                for (report, _) in mine.iter().filter(|(_, c)| *c == changes) {
+                for (report, ..) in mine.iter().filter(|(_, m, c)| (*m, *c) == (mode, changes)) {
                     match &report.properties[index].verdict {
                         Verdict::Holds => holds += 1,
                         Verdict::Unknown | Verdict::NoViolationFound { .. } => unknown += 1,
@@ -452,9 +482,13 @@ fn table(args: &CheckArgs) -> String {
                     }
                 }
                 out.push_str(&format!(
-                    "| {} | {} | {changes} | {holds} | {unknown} | {violated} | {} |\n",
+                    "| {} | {} | {changes} | {} | {holds} | {unknown} | {violated} | {} |\n",
                     algo.name(),
                     property.name,
+                    match mode {
+                        ChangeMode::Overlap => "overlap",
+                        ChangeMode::Serialize => "serialize",
+                    },
                     shortest.map_or("".to_string(), |(_, s)| s)
                 ));
             }

@@ -508,9 +508,6 @@ pub struct CheckPolicy {
     /// checked in its paper's setting, one change at a time): the table's mode, and
     /// `check --changes-mode`'s default.
     pub table_changes: ChangeMode,
-    /// The table explores to `max_depth / table_depth_divisor` actions (mutual
-    /// exclusion's requests and token moves multiply the states: 2).
-    pub table_depth_divisor: usize,
 }
 
 /// Everything linkrev knows about a family that does not depend on the protocol.

@@ -84,7 +84,6 @@ pub const DEFINITION: FamilyDef = FamilyDef {
     // The paper's setting: one change at a time.
     check: CheckPolicy {
         table_changes: ChangeMode::Serialize,
-        table_depth_divisor: 1,
     },
 };
 
@@ -173,21 +172,36 @@ impl<P: Protocol + LeaderView> Watches<P> for LeaderElection {
             config,
             setup,
             0,
-            vec![CheckProperty {
-                name: "legal_when_quiescent",
-                description: "with nothing in flight and no change left, every component \
+            vec![
+                CheckProperty {
+                    name: "legal_when_quiescent",
+                    description: "with nothing in flight and no change left, every component \
                               has one leader all agree on, the only sink, and up-to-date \
                               views",
-                when: When::Quiescent,
-                judge: |_, s| {
-                    let graph = s.graph();
-                    for members in observe::components(&graph) {
-                        observe::le::check_component(&s.nodes, &graph, &members)
-                            .map_err(|(why, _)| why)?;
-                    }
-                    Ok(())
+                    when: When::Quiescent,
+                    judge: |_, s| {
+                        let graph = s.graph();
+                        for members in observe::components(&graph) {
+                            observe::le::check_component(&s.nodes, &graph, &members)
+                                .map_err(|(why, _)| why)?;
+                        }
+                        Ok(())
+                    },
                 },
-            }],
+                CheckProperty {
+                    name: "eventually_legal",
+                    description: "once changes stop, every component becomes legal, on every fair execution (a livelock or a stuck illegal state is a violation)",
+                    when: When::Eventually,
+                    judge: |_, s| {
+                        let graph = s.graph();
+                        for members in observe::components(&graph) {
+                            observe::le::check_component(&s.nodes, &graph, &members)
+                                .map_err(|(why, _)| why)?;
+                        }
+                        Ok(())
+                    },
+                },
+            ],
         )
     }
 

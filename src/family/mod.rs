@@ -102,6 +102,7 @@ pub fn check_steps<F: Watches<P>, P: crate::protocol::Protocol>(
         threads: 1,
         symmetry: false,
         renormalize: false,
+        partial_order: false,
         strategy: crate::check::Strategy::Exhaustive,
         connected: false,
     };

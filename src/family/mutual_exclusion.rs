@@ -89,7 +89,6 @@ pub const DEFINITION: FamilyDef = FamilyDef {
     // Requests and token moves multiply the states: half the depth.
     check: CheckPolicy {
         table_changes: ChangeMode::Overlap,
-        table_depth_divisor: 2,
     },
 };
 
@@ -215,7 +214,8 @@ fn properties<P: Protocol + TokenView>() -> Vec<CheckProperty<P>> {
                           changes stop (bounded)",
             when: When::Terminal,
             judge: |_, s: &CheckState<P>| {
-                // Nothing is in flight in a terminal state, so every token is held.
+                // Nothing is in flight on a link in a terminal state, so every token is
+                // held or routed with no path to its destination (no one's).
                 let graph = s.graph();
                 let holders: Vec<NodeId> = (0..s.nodes.len() as NodeId)
                     .filter(|&v| s.nodes[v as usize].tokens_held() > 0)
@@ -233,5 +233,47 @@ fn properties<P: Protocol + TokenView>() -> Vec<CheckProperty<P>> {
                 }
             },
         },
+        CheckProperty {
+            name: "requests_eventually_served",
+            description: "once changes stop, every request in a component that holds a \
+                          token is served, on every fair execution (RL's and k-RL's claim)",
+            when: When::Eventually,
+            judge: |_, s: &CheckState<P>| match waiting_with_a_token(s) {
+                None => Ok(()),
+                Some(w) => Err(format!(
+                    "node {w} waits in a component that holds a token (held or in flight \
+                     to one of its nodes)"
+                )),
+            },
+        },
     ]
+}
+
+/// A waiting node whose component holds a token: held by one of its nodes, or in
+/// flight to one and bound to arrive. A message on a link is delivered even if the
+/// link has broken since (`drain`); a routed message only while a path joins its origin
+/// and its destination, so one with no path belongs to no component (it waits in the
+/// network, and once changes stop it waits for good).
+fn waiting_with_a_token<P: Protocol + TokenView>(s: &CheckState<P>) -> Option<NodeId> {
+    use crate::protocol::Message as _;
+    let graph = s.graph();
+    let mut has_token = vec![false; s.nodes.len()];
+    for (v, node) in s.nodes.iter().enumerate() {
+        if node.tokens_held() > 0 {
+            has_token[graph.label(v as NodeId) as usize] = true;
+        }
+    }
+    for (_, to, m) in s.queues.iter() {
+        if m.carries_token() {
+            has_token[graph.label(to) as usize] = true;
+        }
+    }
+    for (origin, dest, m) in &s.routed {
+        if m.carries_token() && graph.connected(*origin, *dest) {
+            has_token[graph.label(*dest) as usize] = true;
+        }
+    }
+    s.waiting
+        .iter()
+        .find(|&w| has_token[graph.label(w) as usize])
 }

@@ -105,7 +105,6 @@ pub const DEFINITION: FamilyDef = FamilyDef {
     },
     check: CheckPolicy {
         table_changes: ChangeMode::Overlap,
-        table_depth_divisor: 1,
     },
 };
 
@@ -200,22 +199,38 @@ impl<P: Protocol + RouteView> Watches<P> for Route {
             config,
             setup,
             0,
-            vec![CheckProperty {
-                name: "destination_oriented_when_quiescent",
-                description: "with nothing in flight and no change left, every node of the \
+            vec![
+                CheckProperty {
+                    name: "destination_oriented_when_quiescent",
+                    description: "with nothing in flight and no change left, every node of the \
                               destination's component but the destination has a lower \
                               neighbour, and views are up to date",
-                when: When::Quiescent,
-                judge: |m, s| {
-                    let dest = m.destination.expect("route models have a destination");
-                    let graph = s.graph();
-                    let members: Vec<NodeId> = (0..s.nodes.len() as NodeId)
-                        .filter(|&v| graph.connected(v, dest))
-                        .collect();
-                    observe::route::check_component(&s.nodes, &graph, &members, dest)
-                        .map_err(|(why, _)| why)
+                    when: When::Quiescent,
+                    judge: |m, s| {
+                        let dest = m.destination.expect("route models have a destination");
+                        let graph = s.graph();
+                        let members: Vec<NodeId> = (0..s.nodes.len() as NodeId)
+                            .filter(|&v| graph.connected(v, dest))
+                            .collect();
+                        observe::route::check_component(&s.nodes, &graph, &members, dest)
+                            .map_err(|(why, _)| why)
+                    },
                 },
-            }],
+                CheckProperty {
+                    name: "eventually_destination_oriented",
+                    description: "once changes stop, the destination's component becomes destination oriented, on every fair execution",
+                    when: When::Eventually,
+                    judge: |m, s| {
+                        let dest = m.destination.expect("route models have a destination");
+                        let graph = s.graph();
+                        let members: Vec<NodeId> = (0..s.nodes.len() as NodeId)
+                            .filter(|&v| graph.connected(v, dest))
+                            .collect();
+                        observe::route::check_component(&s.nodes, &graph, &members, dest)
+                            .map_err(|(why, _)| why)
+                    },
+                },
+            ],
         );
         model.destination = Some(destination);
         model

@@ -134,6 +134,9 @@ impl Protocol for Krl {
     /// RL's rules, unchanged by k tokens.
     const SHIFT_INVARIANT: bool = true;
 
+    /// No handler reads the event time.
+    const READS_TIME: bool = false;
+
     fn height_floor(&self) -> Option<[i64; 2]> {
         self.0.height_floor()
     }

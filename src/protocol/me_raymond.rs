@@ -211,6 +211,9 @@ impl Protocol for Raymond {
 
     type Config = RaymondConfig;
 
+    /// No handler reads the event time.
+    const READS_TIME: bool = false;
+
     /// The token starts at the initial holder (node 0 by default); every other node's
     /// `HOLDER` is its parent in [`bfs_tree`], so `HOLDER` arrows form the logical tree
     /// directed at the token.

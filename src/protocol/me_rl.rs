@@ -684,6 +684,9 @@ impl Protocol for Rl {
     /// the initial heights are absolute.
     const SHIFT_INVARIANT: bool = true;
 
+    /// No handler reads the event time.
+    const READS_TIME: bool = false;
+
     fn height_floor(&self) -> Option<[i64; 2]> {
         self.links
             .values()

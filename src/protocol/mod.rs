@@ -386,6 +386,13 @@ pub trait Protocol: Clone + Debug + Hash + Eq + Send + Sync + Sized + 'static {
         None
     }
 
+    /// Whether the handlers may read the event time ([`Ctx::event_time_ns`]). The model
+    /// checker's partial-order reduction ([`crate::check::explore`]) takes two steps at
+    /// different nodes to commute, which fails when each stamps something with the
+    /// time it runs at; for a protocol that may, it commutes nothing. On by default,
+    /// the safe answer; a protocol whose handlers never read the time turns it off.
+    const READS_TIME: bool = true;
+
     /// Whether the rules only ever compare heights and derive new ones from old by
     /// adding constants, so that they commute with *shifting*: adding one vector to the
     /// two numeric parts of every height a node keeps (its own, its views, any it

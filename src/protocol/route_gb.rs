@@ -276,6 +276,9 @@ impl<R: Reversal> Protocol for GbNode<R> {
     /// never changes, so its value is never read but compared.
     const SHIFT_INVARIANT: bool = true;
 
+    /// No handler reads the event time.
+    const READS_TIME: bool = false;
+
     fn height_floor(&self) -> Option<[i64; 2]> {
         let parts = |h: &GbHeight| [h.a, h.b];
         Some(

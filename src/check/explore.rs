@@ -1,0 +1,230 @@
+//! The checker's own breadth-first search, with partial-order reduction by sleep sets.
+//!
+//! Most of a checked system's executions differ only in the order of events at
+//! different nodes: a delivery at node 1 and a delivery at node 3 lead to the same state
+//! in either order. A plain search tries both orders from every state where both are
+//! enabled. Sleep sets (Godefroid, *Partial-Order Methods for the Verification of
+//! Concurrent Systems*, LNCS 1032, 1996, ch. 5) skip the second: after exploring `a`
+//! from a state `s`, each later sibling `b` independent of `a` carries `a` in its *sleep
+//! set*, and `a` is not tried from `s·b`, whose `a`-successor `s·b·a = s·a·b` is
+//! reached through `s·a`. A state reached again with a smaller sleep set is expanded
+//! again with the intersection, so every reachable state is still visited: sleep sets
+//! prune transitions, never states. That is why every verdict is kept — each state is
+//! judged, so the properties judged in every state (at most k in the CS, the token
+//! count) see exactly what the full search sees — and why the state counts of the two
+//! searches are equal (a test compares them, with the verdicts and the length of each
+//! shortest violation). The saving is in transitions generated, which is what the
+//! state budget (`--max-states`) counts and what the time goes to.
+//!
+//! **Independence**, argued from what a step reads and writes ([`super::model`]):
+//!
+//! - A delivery at node `n` (from a link's head, or routed) reads and writes `n`'s
+//!   protocol state and the head of one incoming queue, appends to `n`'s outgoing
+//!   queues (reading whether each link is up), and adds to commutative counters (served,
+//!   tokens lost) and to the waiting and in-CS sets at `n` only. A request or a release
+//!   at `n` does the same, without a queue head. So two such steps at *different* nodes
+//!   commute: their node states are disjoint, a head taken from a queue and a message
+//!   appended to the same queue commute (the queue is not empty, or the taking step
+//!   would not be enabled), and neither can disable the other.
+//! - Routed messages are kept in a canonical order (by origin and destination, FIFO
+//!   within a pair, which is all the semantics promise), so appending two of them in
+//!   either order gives one state.
+//! - Two requests compete for the request budget: independent only while at least two
+//!   remain.
+//! - A topology change at `u – v` writes `u`'s and `v`'s states, the link set and the
+//!   change budget: it is dependent on every other change, on every step at `u` or `v`,
+//!   on routed deliveries (which need a path), and, under `serialize`, on every step
+//!   (a change waits until nothing is in flight, which any step may end or begin).
+//! - A protocol whose handlers read the event time ([`Protocol::READS_TIME`], leader
+//!   election, which stamps new levels with it) gets nothing independent: the order of
+//!   two steps changes the stamps they make.
+//!
+//! The quotients ([`super::shift`], [`super::stamps`]) commute with every step, so the
+//! diamonds above hold between quotient states too. Symmetry reduction renames nodes,
+//! which would rename the steps in a sleep set; the two are not combined (sleep sets are
+//! off under symmetry).
+
+use super::CheckSetup;
+use super::liveness::StateGraph;
+use super::model::{ProtocolModel, Step};
+use super::state::CheckState;
+use crate::NodeId;
+use crate::protocol::Protocol;
+use crate::sim::ChangeMode;
+use indexmap::IndexSet;
+use stateright::Model as _;
+use std::collections::VecDeque;
+
+/// What a search found.
+pub struct Exploration<P: Protocol> {
+    /// Every state visited, with how each was first reached.
+    pub graph: StateGraph<P>,
+    /// Transitions generated (successor states computed, repeats included).
+    pub generated: usize,
+    /// The most actions from the start to a visited state.
+    pub depth_reached: usize,
+    /// What cut the search, if anything.
+    pub cut_by: Option<&'static str>,
+    /// Per property, the first state found violating it (a shortest execution).
+    pub violations: Vec<Option<u32>>,
+    /// States expanded again with a smaller sleep set.
+    pub reexpanded: usize,
+}
+
+/// The nodes whose state `step` writes.
+fn nodes_of(step: &Step) -> [Option<NodeId>; 2] {
+    match *step {
+        Step::Deliver { to, .. } => [Some(to), None],
+        Step::DeliverRouted { dest, .. } => [Some(dest), None],
+        Step::Request { node } | Step::Release { node } => [Some(node), None],
+        Step::Link { a, b, .. } => [Some(a), Some(b)],
+    }
+}
+
+/// Whether `x` and `y`, both enabled in `state`, commute there (module docs).
+fn independent<P: Protocol>(
+    model: &ProtocolModel<P>,
+    state: &CheckState<P>,
+    x: &Step,
+    y: &Step,
+) -> bool {
+    if P::READS_TIME {
+        return false;
+    }
+    let (nx, ny) = (nodes_of(x), nodes_of(y));
+    if nx.iter().flatten().any(|n| ny.contains(&Some(*n))) {
+        return false;
+    }
+    let link = |s: &Step| matches!(s, Step::Link { .. });
+    let routed = |s: &Step| matches!(s, Step::DeliverRouted { .. });
+    match (x, y) {
+        (Step::Request { .. }, Step::Request { .. }) => state.requests_left >= 2,
+        _ if link(x) && link(y) => false,
+        _ if (link(x) || link(y)) && model.change_mode == ChangeMode::Serialize => false,
+        _ if (link(x) || link(y)) && (routed(x) || routed(y)) => false,
+        _ => true,
+    }
+}
+
+/// Explores `model` breadth-first within `setup`'s bounds, with sleep sets when
+/// `partial_order` (and symmetry is off), judging every state.
+pub fn explore<P: Protocol>(
+    model: &ProtocolModel<P>,
+    setup: &CheckSetup,
+    partial_order: bool,
+) -> Exploration<P> {
+    let sleeping = partial_order && !model.symmetry;
+    let properties = model.properties.len();
+    let mut violations: Vec<Option<u32>> = vec![None; properties];
+    let mut states = IndexSet::with_hasher(rustc_hash::FxBuildHasher);
+    let mut parent: Vec<Option<(u32, Step)>> = Vec::new();
+    let mut depth: Vec<u32> = Vec::new();
+    let mut sleep: Vec<Vec<Step>> = Vec::new();
+    let mut expanded: Vec<bool> = Vec::new();
+    let mut queue: VecDeque<u32> = VecDeque::new();
+    let judge = |index: u32, state: &CheckState<P>, violations: &mut Vec<Option<u32>>| {
+        for (p, found) in violations.iter_mut().enumerate() {
+            if found.is_none() && model.judge(p, state).is_err() {
+                *found = Some(index);
+            }
+        }
+    };
+    let start = model.init_states().pop().expect("one initial state");
+    judge(0, &start, &mut violations);
+    states.insert(start);
+    parent.push(None);
+    depth.push(0);
+    sleep.push(Vec::new());
+    expanded.push(false);
+    queue.push_back(0);
+    let (mut generated, mut reexpanded) = (0usize, 0usize);
+    let (mut cut_depth, mut cut_states, mut cut_memory) = (false, false, false);
+    let mut actions = Vec::new();
+    'search: while let Some(i) = queue.pop_front() {
+        if violations.iter().all(Option::is_some) {
+            break;
+        }
+        let state = states.get_index(i as usize).expect("stored").clone();
+        actions.clear();
+        model.actions(&state, &mut actions);
+        if depth[i as usize] as usize >= setup.max_depth {
+            cut_depth |= !actions.is_empty();
+            continue;
+        }
+        if expanded[i as usize] {
+            reexpanded += 1;
+        }
+        expanded[i as usize] = true;
+        let asleep = sleep[i as usize].clone();
+        let mut done_here: Vec<Step> = Vec::new();
+        for action in actions.drain(..) {
+            if asleep.contains(&action) {
+                continue;
+            }
+            if generated >= setup.max_states {
+                cut_states = true;
+                break 'search;
+            }
+            generated += 1;
+            let Some(next) = model.next_state(&state, action.clone()) else {
+                continue;
+            };
+            let next_sleep: Vec<Step> = if sleeping {
+                asleep
+                    .iter()
+                    .chain(&done_here)
+                    .filter(|b| independent(model, &state, b, &action))
+                    .cloned()
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            done_here.push(action.clone());
+            let (j, new) = states.insert_full(next);
+            let j = j as u32;
+            if new {
+                if !model.memory.admits() {
+                    cut_memory = true;
+                    states.pop();
+                    break 'search;
+                }
+                parent.push(Some((i, action)));
+                depth.push(depth[i as usize] + 1);
+                sleep.push(next_sleep);
+                expanded.push(false);
+                judge(j, &states[j as usize], &mut violations);
+                queue.push_back(j);
+            } else if sleeping {
+                let old = &sleep[j as usize];
+                if old.iter().any(|b| !next_sleep.contains(b)) {
+                    let kept: Vec<Step> = old
+                        .iter()
+                        .filter(|b| next_sleep.contains(b))
+                        .cloned()
+                        .collect();
+                    sleep[j as usize] = kept;
+                    if expanded[j as usize] && (depth[j as usize] as usize) < setup.max_depth {
+                        // Steps it slept through must now be taken from it.
+                        queue.push_back(j);
+                    }
+                }
+            }
+        }
+    }
+    let depth_reached = depth.iter().copied().max().unwrap_or(0) as usize;
+    let cut_by = match (cut_memory, cut_depth, cut_states) {
+        (true, ..) => Some("memory bound"),
+        (false, false, false) => None,
+        (false, true, false) => Some("depth bound"),
+        (false, false, true) => Some("state bound"),
+        (false, true, true) => Some("depth and state bounds"),
+    };
+    Exploration {
+        graph: StateGraph::from_parts(states, parent),
+        generated,
+        depth_reached,
+        cut_by,
+        violations,
+        reexpanded,
+    }
+}

@@ -562,18 +562,38 @@ fn connected_changes_give_gafni_bertsekas_a_verdict() {
 /// RL with a planted bug: a node that queues a neighbour's request forgets to forward
 /// it towards the token (RL's handler runs, and its `Request` sends are dropped). The
 /// requester then waits for good, although no link ever changes.
+///
+/// With `CHATTY`, a planted livelock besides: nodes greet every neighbour at the start
+/// and answer every `LinkInfo` with their own, so two `LinkInfo`s bounce over every link
+/// for ever. A stranded request then never reaches a terminal state, where the bounded
+/// `requests_served` looks; only the fair-cycle search sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct ForgetfulRl(linkrev::protocol::me_rl::Rl);
+struct PlantedRl<const CHATTY: bool>(linkrev::protocol::me_rl::Rl);
 
-impl Protocol for ForgetfulRl {
+/// The forgetful RL.
+type ForgetfulRl = PlantedRl<false>;
+/// The forgetful, chatty RL.
+type ChattyForgetfulRl = PlantedRl<true>;
+
+impl<const CHATTY: bool> Protocol for PlantedRl<CHATTY> {
     type Msg = linkrev::protocol::me_rl::RlMsg;
     type Config = linkrev::protocol::TokenStart;
+    const STARTS: bool = CHATTY;
 
     fn initial_states(config: &Self::Config, neighbours: &[Vec<NodeId>]) -> Vec<Self> {
         linkrev::protocol::me_rl::Rl::initial_states(config, neighbours)
             .into_iter()
-            .map(ForgetfulRl)
+            .map(PlantedRl)
             .collect()
+    }
+
+    fn on_start(&mut self, ctx: &mut Ctx<Self::Msg>) {
+        for j in self.0.neighbours() {
+            ctx.send(
+                j,
+                linkrev::protocol::me_rl::RlMsg::LinkInfo(self.0.height()),
+            );
+        }
     }
 
     fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<Self::Msg>) {
@@ -588,6 +608,7 @@ impl Protocol for ForgetfulRl {
         use linkrev::protocol::Effect;
         use linkrev::protocol::me_rl::RlMsg;
         let request = matches!(msg, RlMsg::Request(_));
+        let echo = CHATTY && matches!(msg, RlMsg::LinkInfo(_));
         self.0.on_message(from, msg, ctx);
         if request {
             // The bug: the forward of a queued request is never sent.
@@ -601,6 +622,9 @@ impl Protocol for ForgetfulRl {
                 )
             });
         }
+        if echo {
+            ctx.send(from, RlMsg::LinkInfo(self.0.height()));
+        }
     }
 
     fn on_app(&mut self, event: AppEvent, ctx: &mut Ctx<Self::Msg>) {
@@ -608,7 +632,7 @@ impl Protocol for ForgetfulRl {
     }
 }
 
-impl TokenView for ForgetfulRl {
+impl<const CHATTY: bool> TokenView for PlantedRl<CHATTY> {
     fn holds_token(&self) -> bool {
         self.0.holds_token()
     }
@@ -618,7 +642,7 @@ impl TokenView for ForgetfulRl {
     }
 }
 
-impl linkrev::protocol::ReplayView for ForgetfulRl {
+impl<const CHATTY: bool> linkrev::protocol::ReplayView for PlantedRl<CHATTY> {
     fn label(&self) -> String {
         self.0.label()
     }
@@ -666,78 +690,6 @@ fn a_bug_planted_in_rl_is_caught_by_a_shortest_execution() {
                 .all(|p| matches!(p.verdict, Verdict::Holds)),
             "{graph}: RL itself: {rl:?}"
         );
-    }
-}
-
-/// A planted livelock: [`ForgetfulRl`] whose nodes also greet every neighbour at the
-/// start and answer every `LinkInfo` with their own, so two `LinkInfo`s bounce over
-/// every link for ever. A stranded request then never reaches a terminal state, where
-/// the bounded `requests_served` looks; only the fair-cycle search sees it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct ChattyForgetfulRl(ForgetfulRl);
-
-impl Protocol for ChattyForgetfulRl {
-    type Msg = linkrev::protocol::me_rl::RlMsg;
-    type Config = linkrev::protocol::TokenStart;
-    const STARTS: bool = true;
-
-    fn initial_states(config: &Self::Config, neighbours: &[Vec<NodeId>]) -> Vec<Self> {
-        ForgetfulRl::initial_states(config, neighbours)
-            .into_iter()
-            .map(ChattyForgetfulRl)
-            .collect()
-    }
-
-    fn on_start(&mut self, ctx: &mut Ctx<Self::Msg>) {
-        let rl = &self.0.0;
-        for j in rl.neighbours() {
-            ctx.send(j, linkrev::protocol::me_rl::RlMsg::LinkInfo(rl.height()));
-        }
-    }
-
-    fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<Self::Msg>) {
-        self.0.on_link_up(peer, ctx);
-    }
-
-    fn on_link_down(&mut self, peer: NodeId, ctx: &mut Ctx<Self::Msg>) {
-        self.0.on_link_down(peer, ctx);
-    }
-
-    fn on_message(&mut self, from: NodeId, msg: Self::Msg, ctx: &mut Ctx<Self::Msg>) {
-        use linkrev::protocol::me_rl::RlMsg;
-        let echo = matches!(msg, RlMsg::LinkInfo(_));
-        self.0.on_message(from, msg, ctx);
-        if echo {
-            ctx.send(from, RlMsg::LinkInfo(self.0.0.height()));
-        }
-    }
-
-    fn on_app(&mut self, event: AppEvent, ctx: &mut Ctx<Self::Msg>) {
-        self.0.on_app(event, ctx);
-    }
-}
-
-impl TokenView for ChattyForgetfulRl {
-    fn holds_token(&self) -> bool {
-        self.0.holds_token()
-    }
-
-    fn in_cs(&self) -> bool {
-        self.0.in_cs()
-    }
-}
-
-impl linkrev::protocol::ReplayView for ChattyForgetfulRl {
-    fn label(&self) -> String {
-        self.0.label()
-    }
-
-    fn points_to(&self, peer: NodeId, other: &Self) -> Option<bool> {
-        self.0.points_to(peer, &other.0)
-    }
-
-    fn describe(&self) -> String {
-        self.0.describe()
     }
 }
 

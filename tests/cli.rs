@@ -334,9 +334,11 @@ fn bench_check_counts_the_same_states_and_their_memory() {
     );
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = rows.as_array().unwrap();
-    assert_eq!(rows.len(), 3);
-    // The plain search and stateright's on one thread find the same states.
+    assert_eq!(rows.len(), 4);
+    // The plain search and the checker's own, with and without sleep sets, find the
+    // same states.
     assert_eq!(rows[0]["states"], rows[1]["states"]);
+    assert_eq!(rows[0]["states"], rows[2]["states"]);
     for row in rows {
         let bytes = &row["bytes_per_state"];
         assert!(

@@ -123,10 +123,8 @@ pub fn explore<P: Protocol>(
     let mut expanded: Vec<bool> = Vec::new();
     let mut queue: VecDeque<u32> = VecDeque::new();
     let judge = |index: u32, state: &CheckState<P>, violations: &mut Vec<Option<u32>>| {
-        for (p, found) in violations.iter_mut().enumerate() {
-            if found.is_none() && model.judge(p, state).is_err() {
-                *found = Some(index);
-            }
+        for p in model.violated_by(state, |p| violations[p].is_none()) {
+            violations[p] = Some(index);
         }
     };
     let start = model.init_states().pop().expect("one initial state");
@@ -140,8 +138,11 @@ pub fn explore<P: Protocol>(
     let (mut generated, mut reexpanded) = (0usize, 0usize);
     let (mut cut_depth, mut cut_states, mut cut_memory) = (false, false, false);
     let mut actions = Vec::new();
+    let mut all_violated = false;
     'search: while let Some(i) = queue.pop_front() {
         if violations.iter().all(Option::is_some) {
+            // Nothing left to learn: every verdict is a violation, each a shortest one.
+            all_violated = true;
             break;
         }
         let state = states.get_index(i as usize).expect("stored").clone();
@@ -213,6 +214,7 @@ pub fn explore<P: Protocol>(
     }
     let depth_reached = depth.iter().copied().max().unwrap_or(0) as usize;
     let cut_by = match (cut_memory, cut_depth, cut_states) {
+        _ if all_violated => Some(super::EVERY_PROPERTY_VIOLATED),
         (true, ..) => Some("memory bound"),
         (false, false, false) => None,
         (false, true, false) => Some("depth bound"),

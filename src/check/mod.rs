@@ -1,12 +1,14 @@
-//! Exhaustive checking of small configurations with the stateright model checker, on
-//! the same protocol code the simulator runs.
+//! Exhaustive checking of small configurations, on the same protocol code the simulator
+//! runs.
 //!
 //! Random simulation samples interleavings; a model checker enumerates them. Given an
 //! algorithm, a small starting graph, a budget of topology changes (any link of any pair
 //! may fail or form, a pair more than once) and of CS requests, [`run`] explores every
 //! order of message deliveries, changes, requests and releases breadth-first (so the
 //! first violation found of each property is reached by a shortest execution when
-//! checking single-threaded) and judges every state by the family's properties:
+//! checking single-threaded) and judges every state by the family's properties. One
+//! thread runs the checker's own search ([`explore`]: every state stored, sleep sets
+//! prune transitions); more run stateright's parallel search.
 //!
 //! | family | property | judged in |
 //! |---|---|---|
@@ -15,6 +17,9 @@
 //! | mutual exclusion | `requests_served`: every issued request was served | terminal states |
 //! | leader election | `legal_when_quiescent`: every component legal (one leader all agree on, the leader the only sink, views up to date) | quiescent states |
 //! | route | `destination_oriented_when_quiescent`: in the destination's component no node but the destination is a sink, views up to date | quiescent states |
+//! | mutual exclusion | `requests_eventually_served`: once changes stop, every request in a component that holds a token is served | every fair execution |
+//! | leader election | `eventually_legal`: once changes stop, every component becomes legal | every fair execution |
+//! | route | `eventually_destination_oriented`: once changes stop, the destination's component becomes destination oriented | every fair execution |
 //!
 //! A state is *quiescent* when no message is in flight and no change remains; *terminal*
 //! when no action is enabled (every budget spent, nothing in flight, nobody in the CS),
@@ -23,7 +28,9 @@
 //! ([`crate::observe::le::check_component`], [`crate::observe::route::check_component`]),
 //! and the token count is the mutual-exclusion monitor's definition, so the checker and
 //! the simulator judge alike. Each family's properties are part of its definition
-//! ([`crate::family`]), which builds its model with [`family_model`].
+//! ([`crate::family`]), which builds its model with [`family_model`]. The *eventually*
+//! properties are judged over every fair execution, infinite ones included, once the
+//! search has closed ([`liveness`]).
 //!
 //! Link reversal raises heights forever in a component cut off from its token or
 //! destination, and leader election stamps every new reference level with the time:
@@ -206,7 +213,8 @@ pub struct CheckReport {
     /// of `check.json` written before `cut_by`.
     pub truncated: bool,
     /// What cut the search, when it was cut: `"memory bound"`, `"depth bound"`,
-    /// `"state bound"` or `"depth and state bounds"`; what an *unknown* verdict means.
+    /// `"state bound"` or `"depth and state bounds"` (what an *unknown* verdict
+    /// means), or [`EVERY_PROPERTY_VIOLATED`] (no verdict is unknown then).
     pub cut_by: Option<&'static str>,
     /// How states were explored: `"exhaustive"`, or `"random: R of N executions, seed
     /// S"` (R run, fewer than N when every property was violated early), so a random
@@ -226,6 +234,10 @@ impl CheckReport {
             .any(|p| matches!(p.verdict, Verdict::Violated { .. }))
     }
 }
+
+/// [`CheckReport::cut_by`] when the search stopped because every property already had
+/// its violation (each a shortest one): nothing left to learn.
+pub const EVERY_PROPERTY_VIOLATED: &str = "violation of every property";
 
 /// What a search went through, for its report.
 pub(crate) struct Explored {
@@ -537,7 +549,7 @@ pub type CheckRunner = fn(&crate::protocol::AlgoParams, &str, &CheckSetup) -> Ch
 
 /// A plain breadth-first search over `model` to `max_depth` actions: a `HashSet` of
 /// states and a queue, no properties, no threads. The baseline `linkrev bench check`
-/// measures stateright's explorer against; returns the distinct states it found.
+/// measures the checker's searches against; returns the distinct states it found.
 pub fn naive_bfs<M>(model: &M, max_depth: usize) -> usize
 where
     M: Model,

@@ -228,6 +228,26 @@ impl<P: Protocol> ProtocolModel<P> {
         steps.is_empty()
     }
 
+    /// The properties (by index) that `state` violates, among those `open` accepts;
+    /// whether `state` is terminal is worked out once, and only if needed.
+    pub fn violated_by(&self, state: &CheckState<P>, open: impl Fn(usize) -> bool) -> Vec<usize> {
+        let terminal = std::cell::OnceCell::new();
+        (0..self.properties.len())
+            .filter(|&index| open(index))
+            .filter(|&index| {
+                let property = &self.properties[index];
+                let applies = match property.when {
+                    When::Always => true,
+                    When::Quiescent => self.quiescent(state),
+                    When::Terminal | When::Eventually => {
+                        *terminal.get_or_init(|| self.terminal(state))
+                    }
+                };
+                applies && (property.judge)(self, state).is_err()
+            })
+            .collect()
+    }
+
     /// The judgement of property `index` on `state`, where it applies.
     pub fn judge(&self, index: usize, state: &CheckState<P>) -> Result<(), String> {
         let property = &self.properties[index];

@@ -22,35 +22,28 @@ pub fn applies<P: Protocol>() -> bool {
     P::STAMP_INVARIANT
 }
 
+/// Calls `visit` on every stamp in `state`: its nodes' and its messages'.
+fn for_each_stamp<P: Protocol>(state: &mut CheckState<P>, visit: &mut dyn FnMut(&mut i64)) {
+    for node in &mut state.nodes {
+        node.for_each_stamp(visit);
+    }
+    state.queues.for_each_mut(|_, _, m| m.for_each_stamp(visit));
+    for (_, _, m) in &mut state.routed {
+        m.for_each_stamp(visit);
+    }
+}
+
 /// Replaces every stamp in `state` by its rank among the state's distinct stamps.
 pub fn rank<P: Protocol>(state: &mut CheckState<P>) {
     let mut stamps: Vec<i64> = Vec::new();
-    let mut collect = |s: &mut i64| stamps.push(*s);
-    for node in &mut state.nodes {
-        node.for_each_stamp(&mut collect);
-    }
-    state
-        .queues
-        .for_each_mut(|_, _, m| m.for_each_stamp(&mut collect));
-    for (_, _, m) in &mut state.routed {
-        m.for_each_stamp(&mut collect);
-    }
+    for_each_stamp(state, &mut |s| stamps.push(*s));
     stamps.sort_unstable();
     stamps.dedup();
     if stamps.iter().enumerate().all(|(i, &s)| s == i as i64 + 1) {
         return;
     }
-    let mut rename = |s: &mut i64| {
+    for_each_stamp(state, &mut |s| {
         let rank = stamps.binary_search(s).expect("every stamp was collected");
         *s = rank as i64 + 1;
-    };
-    for node in &mut state.nodes {
-        node.for_each_stamp(&mut rename);
-    }
-    state
-        .queues
-        .for_each_mut(|_, _, m| m.for_each_stamp(&mut rename));
-    for (_, _, m) in &mut state.routed {
-        m.for_each_stamp(&mut rename);
-    }
+    });
 }

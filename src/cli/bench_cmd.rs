@@ -194,7 +194,7 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
     } else {
         0
     };
-    let setup = |threads| CheckSetup {
+    let setup = |threads, partial_order| CheckSetup {
         graph: graph.clone(),
         changes: args.changes,
         change_mode: crate::sim::ChangeMode::Overlap,
@@ -206,18 +206,18 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
         // The plain search explores the full state space: compare like with like.
         symmetry: false,
         renormalize: false,
-        partial_order: false,
+        partial_order,
         strategy: crate::check::Strategy::Exhaustive,
         connected: false,
     };
     // The plain search needs the model's type: RL, the default and heaviest.
     let plain = (args.algo.name() == "me-rl").then(|| {
         let config = crate::protocol::TokenStart::default();
-        let model = <MutualExclusion as Watches<Rl>>::model(config, &setup(1));
+        let model = <MutualExclusion as Watches<Rl>>::model(config, &setup(1, false));
         measured(|| {
             let started = std::time::Instant::now();
-            // `max_depth` actions, as `check::run` explores.
-            let states = check::naive_bfs(&model, args.max_depth + 1);
+            // `max_depth` actions, as the checker's own search explores.
+            let states = check::naive_bfs(&model, args.max_depth);
             (states, started.elapsed().as_secs_f64())
         })
     });
@@ -233,14 +233,18 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
             bytes_per_state: bytes,
         });
     }
-    for (threads, name) in [
-        (1, "stateright BFS, 1 thread"),
-        (2, "stateright BFS, 2 threads"),
+    // One thread runs the checker's own search (every state stored, for the liveness
+    // pass), with and without sleep sets; two run stateright's (fingerprints only; it
+    // also stores the states one action beyond the bound, unjudged).
+    for (threads, partial_order, name) in [
+        (1, false, "own BFS, 1 thread"),
+        (1, true, "own BFS + sleep sets, 1 thread"),
+        (2, false, "stateright BFS, 2 threads"),
     ] {
         let (states, seconds, bytes) = measured(|| {
             let report = args
                 .algo
-                .check(&args.algo.default_params(), &setup(threads));
+                .check(&args.algo.default_params(), &setup(threads, partial_order));
             (report.states, report.seconds)
         });
         let rate = states as f64 / seconds;

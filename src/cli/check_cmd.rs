@@ -234,6 +234,9 @@ fn print_report(report: &CheckReport) -> anyhow::Result<()> {
     let how = match report.cut_by {
         // A random check never closes the state space, cut or not.
         _ if report.strategy != "exhaustive" => String::new(),
+        Some(crate::check::EVERY_PROPERTY_VIOLATED) => {
+            " (search stopped: every property violated)".to_string()
+        }
         Some(bound) => format!(" (search cut at the {bound})"),
         None => " (complete)".to_string(),
     };

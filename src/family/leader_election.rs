@@ -13,7 +13,7 @@ use super::def::{
     quantile, ratio,
 };
 use crate::NodeId;
-use crate::check::model::{CheckProperty, ProtocolModel, When};
+use crate::check::model::{CheckProperty, Judge, ProtocolModel, When};
 use crate::check::{CheckSetup, family_model};
 use crate::observe;
 use crate::observe::le::{ChangeRecord, LeMonitor};
@@ -168,6 +168,14 @@ impl<P: Protocol + LeaderView> Watches<P> for LeaderElection {
     }
 
     fn model(config: P::Config, setup: &CheckSetup) -> ProtocolModel<P> {
+        // Every component legal, by the monitor's own judgement.
+        let legal: Judge<P> = |_, s| {
+            let graph = s.graph();
+            for members in observe::components(&graph) {
+                observe::le::check_component(&s.nodes, &graph, &members).map_err(|(why, _)| why)?;
+            }
+            Ok(())
+        };
         family_model(
             config,
             setup,
@@ -176,30 +184,18 @@ impl<P: Protocol + LeaderView> Watches<P> for LeaderElection {
                 CheckProperty {
                     name: "legal_when_quiescent",
                     description: "with nothing in flight and no change left, every component \
-                              has one leader all agree on, the only sink, and up-to-date \
-                              views",
+                                  has one leader all agree on, the only sink, and up-to-date \
+                                  views",
                     when: When::Quiescent,
-                    judge: |_, s| {
-                        let graph = s.graph();
-                        for members in observe::components(&graph) {
-                            observe::le::check_component(&s.nodes, &graph, &members)
-                                .map_err(|(why, _)| why)?;
-                        }
-                        Ok(())
-                    },
+                    judge: legal,
                 },
                 CheckProperty {
                     name: "eventually_legal",
-                    description: "once changes stop, every component becomes legal, on every fair execution (a livelock or a stuck illegal state is a violation)",
+                    description: "once changes stop, every component becomes legal, on every \
+                                  fair execution (a livelock or a stuck illegal state is a \
+                                  violation)",
                     when: When::Eventually,
-                    judge: |_, s| {
-                        let graph = s.graph();
-                        for members in observe::components(&graph) {
-                            observe::le::check_component(&s.nodes, &graph, &members)
-                                .map_err(|(why, _)| why)?;
-                        }
-                        Ok(())
-                    },
+                    judge: legal,
                 },
             ],
         )

@@ -14,7 +14,7 @@ use super::def::{
 };
 use super::leader_election::change_cells;
 use crate::NodeId;
-use crate::check::model::{CheckProperty, ProtocolModel, When};
+use crate::check::model::{CheckProperty, Judge, ProtocolModel, When};
 use crate::check::{CheckSetup, family_model};
 use crate::observe;
 use crate::observe::route::{RouteChangeRecord, RouteMonitor};
@@ -195,6 +195,17 @@ impl<P: Protocol + RouteView> Watches<P> for Route {
 
     fn model(config: P::Config, setup: &CheckSetup) -> ProtocolModel<P> {
         let destination = P::destination(&config);
+        // The destination's component destination oriented, by the monitor's own
+        // judgement.
+        let oriented: Judge<P> = |m, s| {
+            let dest = m.destination.expect("route models have a destination");
+            let graph = s.graph();
+            let members: Vec<NodeId> = (0..s.nodes.len() as NodeId)
+                .filter(|&v| graph.connected(v, dest))
+                .collect();
+            observe::route::check_component(&s.nodes, &graph, &members, dest)
+                .map_err(|(why, _)| why)
+        };
         let mut model = family_model(
             config,
             setup,
@@ -203,32 +214,17 @@ impl<P: Protocol + RouteView> Watches<P> for Route {
                 CheckProperty {
                     name: "destination_oriented_when_quiescent",
                     description: "with nothing in flight and no change left, every node of the \
-                              destination's component but the destination has a lower \
-                              neighbour, and views are up to date",
+                                  destination's component but the destination has a lower \
+                                  neighbour, and views are up to date",
                     when: When::Quiescent,
-                    judge: |m, s| {
-                        let dest = m.destination.expect("route models have a destination");
-                        let graph = s.graph();
-                        let members: Vec<NodeId> = (0..s.nodes.len() as NodeId)
-                            .filter(|&v| graph.connected(v, dest))
-                            .collect();
-                        observe::route::check_component(&s.nodes, &graph, &members, dest)
-                            .map_err(|(why, _)| why)
-                    },
+                    judge: oriented,
                 },
                 CheckProperty {
                     name: "eventually_destination_oriented",
-                    description: "once changes stop, the destination's component becomes destination oriented, on every fair execution",
+                    description: "once changes stop, the destination's component becomes \
+                                  destination oriented, on every fair execution",
                     when: When::Eventually,
-                    judge: |m, s| {
-                        let dest = m.destination.expect("route models have a destination");
-                        let graph = s.graph();
-                        let members: Vec<NodeId> = (0..s.nodes.len() as NodeId)
-                            .filter(|&v| graph.connected(v, dest))
-                            .collect();
-                        observe::route::check_component(&s.nodes, &graph, &members, dest)
-                            .map_err(|(why, _)| why)
-                    },
+                    judge: oriented,
                 },
             ],
         );

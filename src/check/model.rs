@@ -27,6 +27,7 @@ use crate::sim::ChangeMode;
 
 use super::sets::{InFlight, NodeSet};
 use stateright::{Model, Property};
+use std::cell::OnceCell;
 
 pub use super::state::{CheckState, Step};
 
@@ -96,8 +97,8 @@ pub struct ProtocolModel<P: Protocol> {
     /// Whether states are replaced by the representative of their node renamings
     /// ([`super::symmetry`]); only set for protocols that declare the symmetry.
     pub symmetry: bool,
-    /// Whether states are replaced by their renormalized form ([`super::shift`]); only
-    /// set for protocols whose rules commute with shifting heights.
+    /// Whether states are replaced by their renormalized form ([`super::shift`],
+    /// [`super::stamps`]); only set for protocols whose rules commute with one of them.
     pub renormalize: bool,
     /// The resident-memory bound of the search (`--max-memory`).
     pub memory: MemoryBound,
@@ -228,22 +229,25 @@ impl<P: Protocol> ProtocolModel<P> {
         steps.is_empty()
     }
 
-    /// The properties (by index) that `state` violates, among those `open` accepts;
-    /// whether `state` is terminal is worked out once, and only if needed.
+    /// Whether a property judged in `when` applies to `state`; whether `state` is
+    /// terminal is worked out at most once per `terminal` cell.
+    fn applies(&self, when: When, state: &CheckState<P>, terminal: &OnceCell<bool>) -> bool {
+        match when {
+            When::Always => true,
+            When::Quiescent => self.quiescent(state),
+            When::Terminal | When::Eventually => *terminal.get_or_init(|| self.terminal(state)),
+        }
+    }
+
+    /// The properties (by index) that `state` violates, among those `open` accepts.
     pub fn violated_by(&self, state: &CheckState<P>, open: impl Fn(usize) -> bool) -> Vec<usize> {
-        let terminal = std::cell::OnceCell::new();
+        let terminal = OnceCell::new();
         (0..self.properties.len())
             .filter(|&index| open(index))
             .filter(|&index| {
                 let property = &self.properties[index];
-                let applies = match property.when {
-                    When::Always => true,
-                    When::Quiescent => self.quiescent(state),
-                    When::Terminal | When::Eventually => {
-                        *terminal.get_or_init(|| self.terminal(state))
-                    }
-                };
-                applies && (property.judge)(self, state).is_err()
+                self.applies(property.when, state, &terminal)
+                    && (property.judge)(self, state).is_err()
             })
             .collect()
     }
@@ -251,12 +255,7 @@ impl<P: Protocol> ProtocolModel<P> {
     /// The judgement of property `index` on `state`, where it applies.
     pub fn judge(&self, index: usize, state: &CheckState<P>) -> Result<(), String> {
         let property = &self.properties[index];
-        let applies = match property.when {
-            When::Always => true,
-            When::Quiescent => self.quiescent(state),
-            When::Terminal | When::Eventually => self.terminal(state),
-        };
-        if applies {
+        if self.applies(property.when, state, &OnceCell::new()) {
             (property.judge)(self, state)
         } else {
             Ok(())

@@ -2,12 +2,14 @@
 //! with a renaming of values: shifting heights ([`linkrev::check::shift`]) and ranking
 //! time stamps ([`linkrev::check::stamps`]). These tests check the claims step by step on
 //! random executions of every protocol that makes one, and check that the quotients keep
-//! every verdict where the full search closes too.
+//! every verdict where the full search closes too. The third quotient, dropping changes
+//! that can never come ([`linkrev::check::dead_changes`]), is checked against a plain
+//! search for a quiet state.
 
 use linkrev::check::graph::{SmallGraph, rooted_connected_graphs};
 use linkrev::check::model::ProtocolModel;
 use linkrev::check::state::CheckState;
-use linkrev::check::{self, CheckSetup, Strategy, shift, stamps};
+use linkrev::check::{self, CheckSetup, Strategy, dead_changes, shift, stamps};
 use linkrev::family::{LeaderElection, MutualExclusion, Route, Watches};
 use linkrev::protocol::le_malpani::LeMalpani;
 use linkrev::protocol::le_tora5::LeTora5;
@@ -283,4 +285,143 @@ fn ranking_stamps_merges_states() {
         full.states,
         ranked.states
     );
+}
+
+/// Whether a plain search of `model` (no quotient) from `from` meets a state with nothing
+/// in flight within `depth` actions.
+fn quiet_within<P: Protocol>(model: &ProtocolModel<P>, from: &CheckState<P>, depth: usize) -> bool {
+    let mut seen = std::collections::HashSet::from([from.clone()]);
+    let mut level = vec![from.clone()];
+    let mut actions = Vec::new();
+    for _ in 0..=depth {
+        if level.iter().any(CheckState::quiet) {
+            return true;
+        }
+        let mut next_level = Vec::new();
+        for state in &level {
+            actions.clear();
+            model.actions(state, &mut actions);
+            for action in actions.drain(..) {
+                if let Some(next) = model.step(state, action)
+                    && seen.insert(next.clone())
+                {
+                    next_level.push(next);
+                }
+            }
+        }
+        level = next_level;
+    }
+    false
+}
+
+/// Along seeded random executions on every rooted connected 4-node graph with changes
+/// one at a time, in every state cut into components with messages in flight and a
+/// change left: where the dead-change quotient drops the budget, a plain search of the
+/// full model finds no quiet state within 10 actions (the changes it dropped really
+/// could not come that soon); where that search finds one, the quotient kept the
+/// budget. Returns how often it dropped one, and how often it kept one that a plain
+/// search shows could come.
+fn dead_changes_checked<F: Watches<P>, P: Protocol>(
+    config: P::Config,
+    requests: u8,
+) -> (usize, usize) {
+    use rand::{RngExt as _, SeedableRng as _};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(39);
+    let (mut dropped, mut kept) = (0, 0);
+    for g in 0..rooted_connected_graphs(4).len() {
+        let s = setup(graph(g), 2, requests, ChangeMode::Serialize);
+        let plain = F::model(config.clone(), &s);
+        let mut model = F::model(config.clone(), &s);
+        model.renormalize = true;
+        for _ in 0..6 {
+            let choices: Vec<u16> = (0..40).map(|_| rng.random()).collect();
+            for (state, _) in execution(&plain, &choices) {
+                let cut = state.graph().component_count() > 1;
+                if !cut || state.quiet() || state.changes_left == 0 {
+                    continue;
+                }
+                let mut quotient = state.clone();
+                dead_changes::forget_dead_changes(&model, &mut quotient);
+                let reachable = quiet_within(&plain, &state, 10);
+                if quotient.changes_left != state.changes_left {
+                    dropped += 1;
+                    assert_eq!(
+                        quotient,
+                        CheckState {
+                            changes_left: 0,
+                            ..state.clone()
+                        }
+                    );
+                    assert!(
+                        !reachable,
+                        "graph {}: a quiet state is reachable from {state:?}",
+                        graph(g).name
+                    );
+                } else if reachable {
+                    kept += 1;
+                }
+            }
+        }
+    }
+    (dropped, kept)
+}
+
+#[test]
+fn dead_changes_are_dead() {
+    let rl = dead_changes_checked::<MutualExclusion, Rl>(Default::default(), 2);
+    let gb = dead_changes_checked::<Route, GbFull>(Default::default(), 0);
+    // The quotient must act, or the check says nothing. (On these graphs every cut
+    // state met with messages in flight had a part that reverses for ever: `kept` is
+    // 0, and the next test shows a budget kept.)
+    assert!(
+        rl.0 > 10 && gb.0 > 10,
+        "(dropped, kept): me-rl {rl:?}, gb-full {gb:?}"
+    );
+}
+
+/// RL on the path 0 – 1 – 2 (token at 0), two changes one at a time. Cutting 1 – 2
+/// leaves node 2 alone, and a request at 1 then puts messages in flight that are
+/// answered: the network can be quiet again, so the budget stays. Cutting 0 – 1
+/// instead leaves 1 and 2 without the token, reversing for ever: the budget goes.
+#[test]
+fn dead_changes_keep_a_change_that_can_come() {
+    use linkrev::check::model::Step;
+    let s = setup(
+        SmallGraph::parse("path:3").unwrap(),
+        2,
+        2,
+        ChangeMode::Serialize,
+    );
+    let plain = <MutualExclusion as Watches<Rl>>::model(Default::default(), &s);
+    let mut model = <MutualExclusion as Watches<Rl>>::model(Default::default(), &s);
+    model.renormalize = true;
+    let after = |steps: &[Step]| {
+        let mut state = plain.initial();
+        for step in steps {
+            state = plain.step(&state, step.clone()).expect("enabled");
+        }
+        let mut quotient = state.clone();
+        dead_changes::forget_dead_changes(&model, &mut quotient);
+        (state, quotient)
+    };
+    let (state, quotient) = after(&[
+        Step::Link {
+            a: 1,
+            b: 2,
+            up: false,
+        },
+        Step::Request { node: 1 },
+    ]);
+    assert!(!state.quiet() && state.graph().component_count() == 2);
+    assert!(quiet_within(&plain, &state, 10));
+    assert_eq!(quotient.changes_left, 1);
+
+    let (state, quotient) = after(&[Step::Link {
+        a: 0,
+        b: 1,
+        up: false,
+    }]);
+    assert!(!state.quiet() && state.changes_left == 1);
+    assert!(!quiet_within(&plain, &state, 12));
+    assert_eq!(quotient.changes_left, 0);
 }

@@ -48,10 +48,10 @@ use super::CheckSetup;
 use super::liveness::StateGraph;
 use super::model::{ProtocolModel, Step};
 use super::state::CheckState;
+use super::store::StateStore;
 use crate::NodeId;
 use crate::protocol::Protocol;
 use crate::sim::ChangeMode;
-use indexmap::IndexSet;
 use stateright::Model as _;
 use std::collections::VecDeque;
 
@@ -116,7 +116,7 @@ pub fn explore<P: Protocol>(
     let sleeping = partial_order && !model.symmetry;
     let properties = model.properties.len();
     let mut violations: Vec<Option<u32>> = vec![None; properties];
-    let mut states = IndexSet::with_hasher(rustc_hash::FxBuildHasher);
+    let mut states = StateStore::default();
     let mut parent: Vec<Option<(u32, Step)>> = Vec::new();
     let mut depth: Vec<u32> = Vec::new();
     let mut sleep: Vec<Vec<Step>> = Vec::new();
@@ -145,7 +145,7 @@ pub fn explore<P: Protocol>(
             all_violated = true;
             break;
         }
-        let state = states.get_index(i as usize).expect("stored").clone();
+        let state = states.get(i);
         actions.clear();
         model.actions(&state, &mut actions);
         if depth[i as usize] as usize >= setup.max_depth {
@@ -181,8 +181,7 @@ pub fn explore<P: Protocol>(
                 Vec::new()
             };
             done_here.push(action.clone());
-            let (j, new) = states.insert_full(next);
-            let j = j as u32;
+            let (j, new) = states.insert(next);
             if new {
                 if !model.memory.admits() {
                     cut_memory = true;
@@ -193,7 +192,7 @@ pub fn explore<P: Protocol>(
                 depth.push(depth[i as usize] + 1);
                 sleep.push(next_sleep);
                 expanded.push(false);
-                judge(j, &states[j as usize], &mut violations);
+                judge(j, &states.get(j), &mut violations);
                 queue.push_back(j);
             } else if sleeping {
                 let old = &sleep[j as usize];

@@ -34,14 +34,14 @@
 
 use super::model::{ProtocolModel, Step, When};
 use super::state::CheckState;
+use super::store::StateStore;
 use crate::protocol::Protocol;
-use indexmap::IndexSet;
 use stateright::Model as _;
 
 /// The stored state graph of a closed search.
 pub struct StateGraph<P: Protocol> {
     /// Every reachable state, in breadth-first order (index 0 is the start).
-    states: IndexSet<CheckState<P>, rustc_hash::FxBuildHasher>,
+    states: StateStore<P>,
     /// For each state but the start, the state it was first reached from and how.
     parent: Vec<Option<(u32, Step)>>,
 }
@@ -70,18 +70,18 @@ impl<P: Protocol> StateGraph<P> {
     pub fn explore(model: &ProtocolModel<P>, max_states: usize) -> Option<Self> {
         let mut start = model.initial();
         model.quotient_without_renaming(&mut start);
-        let mut states = IndexSet::with_hasher(rustc_hash::FxBuildHasher);
+        let mut states = StateStore::default();
         states.insert(start);
         let mut parent = vec![None];
         let mut actions = Vec::new();
         let mut next = 0;
         while next < states.len() {
-            let state = states.get_index(next).expect("in range").clone();
+            let state = states.get(next as u32);
             actions.clear();
             model.actions(&state, &mut actions);
             for action in actions.drain(..) {
                 if let Some(after) = successor(model, &state, action.clone()) {
-                    let (_, new) = states.insert_full(after);
+                    let (_, new) = states.insert(after);
                     if new {
                         if states.len() > max_states || !model.memory.admits() {
                             return None;
@@ -97,17 +97,14 @@ impl<P: Protocol> StateGraph<P> {
 
     /// A graph from a search that stored every state it visited
     /// ([`super::explore`]): `parent[i]` says how state `i` was first reached.
-    pub fn from_parts(
-        states: IndexSet<CheckState<P>, rustc_hash::FxBuildHasher>,
-        parent: Vec<Option<(u32, Step)>>,
-    ) -> Self {
+    pub fn from_parts(states: StateStore<P>, parent: Vec<Option<(u32, Step)>>) -> Self {
         debug_assert_eq!(states.len(), parent.len());
         Self { states, parent }
     }
 
     /// State `index`.
-    pub fn state(&self, index: u32) -> &CheckState<P> {
-        &self.states[index as usize]
+    pub fn state(&self, index: u32) -> CheckState<P> {
+        self.states.get(index)
     }
 
     /// Number of states.
@@ -134,19 +131,16 @@ impl<P: Protocol> StateGraph<P> {
     /// The successors of state `index` by `step`s that are not changes or requests
     /// (neither can recur on a cycle, and "once changes stop" excludes changes).
     fn moves(&self, model: &ProtocolModel<P>, index: u32) -> Vec<(Step, u32)> {
-        let state = &self.states[index as usize];
+        let state = self.states.get(index);
         let mut actions = Vec::new();
-        model.actions(state, &mut actions);
+        model.actions(&state, &mut actions);
         actions
             .into_iter()
             .filter(owed)
             .filter_map(|action| {
-                let after = successor(model, state, action.clone())?;
-                let to = self
-                    .states
-                    .get_index_of(&after)
-                    .expect("the graph is closed");
-                Some((action, to as u32))
+                let after = successor(model, &state, action.clone())?;
+                let to = self.states.index_of(&after).expect("the graph is closed");
+                Some((action, to))
             })
             .collect()
     }
@@ -173,7 +167,7 @@ pub fn check<P: Protocol>(
     let judge = model.properties[index].judge;
     let n = graph.len();
     let bad: Vec<bool> = (0..n)
-        .map(|i| judge(model, &graph.states[i]).is_err())
+        .map(|i| judge(model, &graph.state(i as u32)).is_err())
         .collect();
     let mut best: Option<(u32, Lasso)> = None;
     let mut consider = |entry: u32, cycle: Vec<Step>| {
@@ -183,15 +177,13 @@ pub fn check<P: Protocol>(
         let mut path = graph.stem(entry);
         let stem = path.len();
         path.extend(cycle);
-        let detail = judge(model, &graph.states[entry as usize])
-            .err()
-            .unwrap_or_default();
+        let detail = judge(model, &graph.state(entry)).err().unwrap_or_default();
         best = Some((entry, Lasso { path, stem, detail }));
     };
     // Stuck states.
     for i in (0..n as u32).filter(|&i| bad[i as usize]) {
         let mut actions = Vec::new();
-        model.actions(&graph.states[i as usize], &mut actions);
+        model.actions(&graph.state(i), &mut actions);
         if !actions.iter().any(owed) {
             consider(i, Vec::new());
             break;
@@ -326,7 +318,7 @@ fn fair_cycle<P: Protocol>(
     let mut enabled_in: HashMap<u32, HashSet<String>> = HashMap::new();
     for &v in component {
         let mut actions = Vec::new();
-        model.actions(&graph.states[v as usize], &mut actions);
+        model.actions(&graph.state(v), &mut actions);
         let owed_here: HashSet<String> = actions
             .into_iter()
             .filter(owed)

@@ -34,13 +34,17 @@
 //!
 //! Link reversal raises heights forever in a component cut off from its token or
 //! destination, and leader election stamps every new reference level with the time:
-//! taken literally, such state spaces are infinite. Two exact quotients make many of
+//! taken literally, such state spaces are infinite. Three exact quotients make many of
 //! them finite: **height renormalization** ([`shift`]) explores once the states that
 //! differ by a shift of their heights (per component once no change remains), so an
 //! endless reversal becomes a cycle; **stamp ranking** ([`stamps`]) explores once the
-//! states that differ by an order-keeping renaming of their time stamps. Each applies
+//! states that differ by an order-keeping renaming of their time stamps; and with
+//! changes one at a time, **dead changes** ([`dead_changes`]) drops the change budget
+//! of a state from which the network can never be quiet again (a part cut off from its
+//! token reverses for ever), so its components are renormalized apart. Each applies
 //! to the protocols whose rules commute with it (a declared property, checked step by
-//! step on random executions by `tests/check_quotients.rs`).
+//! step on random executions by `tests/check_quotients.rs`, which also checks dropped
+//! budgets against a plain search for a quiet state).
 //!
 //! What stays infinite is asynchrony itself: an execution may hold one message in
 //! flight (a token sent over a link that then broke, a leader's first `Height` over a
@@ -62,6 +66,7 @@
 //! Not modelled: timers (no registered algorithm sets one), and per-hop interleavings of
 //! routed messages (a routed message is delivered in one step, see [`model`]).
 
+pub mod dead_changes;
 pub mod explore;
 pub mod graph;
 pub mod liveness;
@@ -72,6 +77,7 @@ pub mod sets;
 pub mod shift;
 pub mod stamps;
 pub mod state;
+pub mod store;
 pub mod symmetry;
 
 use crate::NodeId;
@@ -485,7 +491,10 @@ fn outcomes<P: Protocol>(
 fn quotient_text<P: Protocol>() -> &'static str {
     match (shift::applies::<P>(), stamps::applies::<P>()) {
         (true, true) => "states counted up to shifts of heights and renamings of time stamps",
-        (true, false) => "states counted up to a shift of their heights",
+        (true, false) => {
+            "states counted up to a shift of their heights (each component's own once no \
+             change can come)"
+        }
         _ => "states counted up to an order-keeping renaming of their time stamps",
     }
 }
@@ -540,6 +549,7 @@ pub fn family_model<P: Protocol>(
         symmetry: false,
         renormalize: false,
         memory: model::MemoryBound::new(setup.max_memory),
+        dead_changes: dead_changes::Answers::new(setup.max_states),
     }
 }
 

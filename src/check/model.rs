@@ -102,6 +102,8 @@ pub struct ProtocolModel<P: Protocol> {
     pub renormalize: bool,
     /// The resident-memory bound of the search (`--max-memory`).
     pub memory: MemoryBound,
+    /// Which components were found never quiet again ([`super::dead_changes`]).
+    pub dead_changes: super::dead_changes::Answers<P>,
 }
 
 /// A bound on the process's resident memory during a search. Once it is passed, no new
@@ -380,10 +382,13 @@ impl<P: Protocol> ProtocolModel<P> {
         Some(state)
     }
 
-    /// Applies the quotients that rename no node ([`super::shift`], [`super::stamps`]),
-    /// where they are on.
+    /// Applies the quotients that rename no node ([`super::dead_changes`],
+    /// [`super::shift`], [`super::stamps`]), where they are on.
     pub fn quotient_without_renaming(&self, state: &mut CheckState<P>) {
         if self.renormalize {
+            if super::dead_changes::applies(self) {
+                super::dead_changes::forget_dead_changes(self, state);
+            }
             if super::shift::applies::<P>() {
                 super::shift::renormalize(state);
             }

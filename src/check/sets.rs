@@ -199,6 +199,11 @@ impl<M> InFlight<M> {
         self.0.iter().map(|(f, t, m)| (*f, *t, m))
     }
 
+    /// Keeps only the messages `keep` accepts (the order stays sorted).
+    pub fn retain(&mut self, mut keep: impl FnMut(NodeId, NodeId, &M) -> bool) {
+        self.0.retain(|(f, t, m)| keep(*f, *t, m));
+    }
+
     /// Changes every message in place (not its link, so the order stays sorted).
     pub fn for_each_mut(&mut self, mut change: impl FnMut(NodeId, NodeId, &mut M)) {
         for (f, t, m) in &mut self.0 {

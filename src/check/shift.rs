@@ -19,12 +19,14 @@
 //! - **The whole state, always.** Shifting every height in the state (every node's own
 //!   and its views, every message's) by one vector keeps every comparison the future
 //!   can make, between any two nodes.
-//! - **Each component on its own, once no topology change remains.** Nodes of different
-//!   components never compare heights again: a node's views are of its current
-//!   neighbours (both endpoints are told of a change at once), and no link can form. The
-//!   one way a height crosses between components is a message sent before a link broke
-//!   and delivered after (the `drain` semantics): its receiver reads it, so it is
-//!   shifted with the receiver's component. Each component is shifted by its own vector.
+//! - **Each component on its own, once no topology change remains** (or none can come:
+//!   [`super::dead_changes`] drops the budget of a state that can never be quiet again
+//!   when changes wait for quiet). Nodes of different components never compare
+//!   heights again: a node's views are of its current neighbours (both endpoints are
+//!   told of a change at once), and no link can form. The one way a height crosses
+//!   between components is a message sent before a link broke and delivered after (the
+//!   `drain` semantics): its receiver reads it, so it is shifted with the receiver's
+//!   component. Each component is shifted by its own vector.
 //!
 //! The renormalized form: in each group (the whole state, or each component), the
 //! least first part and the least second part over every height the group holds (its

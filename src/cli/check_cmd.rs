@@ -72,7 +72,8 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     pub symmetry: OnOff,
     /// Renormalization: explore once the states that differ only by a shift of their
-    /// heights (per component once no change remains), so that a component that
+    /// heights (per component once no change remains, or, with serialize, none can
+    /// come because the network is never quiet again), so that a component that
     /// reverses for ever closes into a cycle (me-rl, me-krl, gb-full, gb-partial:
     /// their rules only compare heights and step them by constants), or by an
     /// order-keeping renaming of their time stamps (le-malpani, le-tora5).

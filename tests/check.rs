@@ -30,19 +30,14 @@ fn paw() -> SmallGraph {
 
 fn setup(graph: SmallGraph, changes: u8, requests: u8, max_depth: usize) -> CheckSetup {
     CheckSetup {
-        graph,
         changes,
         change_mode: ChangeMode::Serialize,
         requests,
         max_depth,
-        max_states: 1_000_000,
-        max_memory: None,
-        threads: 1,
         symmetry: true,
         renormalize: true,
         partial_order: true,
-        strategy: linkrev::check::Strategy::Exhaustive,
-        connected: false,
+        ..CheckSetup::plain(graph)
     }
 }
 

@@ -2,9 +2,8 @@
 //! process's, so no other test may allocate beside it.
 
 use linkrev::check::graph::SmallGraph;
-use linkrev::check::{CheckSetup, Strategy, Verdict};
+use linkrev::check::{CheckSetup, Verdict};
 use linkrev::registry::Algorithm;
-use linkrev::sim::ChangeMode;
 
 /// `--max-memory`: a search that would outgrow its memory bound ends, cut, with every
 /// property unknown and the report saying why, and its resident memory stays near the
@@ -14,19 +13,15 @@ fn a_search_past_its_memory_bound_ends_unknown_with_a_report() {
     let (before, _) = linkrev::memory::resident().expect("Linux reports resident memory");
     let bound = before + (48 << 20);
     let setup = CheckSetup {
-        graph: SmallGraph::parse("ring:4").unwrap(),
         changes: 2,
-        change_mode: ChangeMode::Overlap,
-        connected: false,
         requests: 2,
         max_depth: 40,
         max_states: 10_000_000,
         max_memory: Some(bound),
-        threads: 1,
         symmetry: true,
         renormalize: true,
         partial_order: true,
-        strategy: Strategy::Exhaustive,
+        ..CheckSetup::plain(SmallGraph::parse("ring:4").unwrap())
     };
     let rl = Algorithm::parse("me-rl").unwrap();
     let report = rl.check(&rl.default_params(), &setup);

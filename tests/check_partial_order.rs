@@ -6,26 +6,20 @@
 //! `linkrev run --scenario`.
 
 use linkrev::check::graph::{SmallGraph, labelled_connected_graphs};
-use linkrev::check::{CheckReport, CheckSetup, Strategy, Verdict};
+use linkrev::check::{CheckReport, CheckSetup, Verdict};
 use linkrev::registry::Algorithm;
 use linkrev::sim::ChangeMode;
 use std::process::Command;
 
 fn setup(graph: SmallGraph, changes: u8, requests: u8, mode: ChangeMode) -> CheckSetup {
     CheckSetup {
-        graph,
         changes,
         change_mode: mode,
         requests,
-        max_depth: 100,
         max_states: 400_000,
-        max_memory: None,
-        threads: 1,
-        symmetry: false,
         renormalize: true,
         partial_order: true,
-        strategy: Strategy::Exhaustive,
-        connected: false,
+        ..CheckSetup::plain(graph)
     }
 }
 

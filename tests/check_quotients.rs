@@ -9,7 +9,7 @@
 use linkrev::check::graph::{SmallGraph, rooted_connected_graphs};
 use linkrev::check::model::ProtocolModel;
 use linkrev::check::state::CheckState;
-use linkrev::check::{self, CheckSetup, Strategy, dead_changes, shift, stamps};
+use linkrev::check::{self, CheckSetup, dead_changes, shift, stamps};
 use linkrev::family::{LeaderElection, MutualExclusion, Route, Watches};
 use linkrev::protocol::le_malpani::LeMalpani;
 use linkrev::protocol::le_tora5::LeTora5;
@@ -24,19 +24,11 @@ use stateright::Model as _;
 
 fn setup(graph: SmallGraph, changes: u8, requests: u8, mode: ChangeMode) -> CheckSetup {
     CheckSetup {
-        graph,
         changes,
         change_mode: mode,
         requests,
         max_depth: 30,
-        max_states: 1_000_000,
-        max_memory: None,
-        threads: 1,
-        symmetry: false,
-        renormalize: false,
-        partial_order: false,
-        strategy: Strategy::Exhaustive,
-        connected: false,
+        ..CheckSetup::plain(graph)
     }
 }
 

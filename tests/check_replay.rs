@@ -27,19 +27,12 @@ use std::collections::HashSet;
 
 fn setup(graph: &str, changes: u8, requests: u8) -> CheckSetup {
     CheckSetup {
-        graph: SmallGraph::parse(graph).unwrap(),
         changes,
-        change_mode: ChangeMode::Overlap,
         requests,
         max_depth: 40,
-        max_states: 1_000_000,
-        max_memory: None,
-        threads: 1,
-        symmetry: false,
         renormalize: true,
         partial_order: true,
-        strategy: linkrev::check::Strategy::Exhaustive,
-        connected: false,
+        ..CheckSetup::plain(SmallGraph::parse(graph).unwrap())
     }
 }
 

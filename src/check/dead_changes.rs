@@ -56,12 +56,10 @@
 //! and when nothing is routed (Raymond's routed messages are not partitioned by
 //! component: one waits while its destination is unreachable).
 
-use super::model::ProtocolModel;
 use super::state::{CheckState, Step};
 use crate::NodeId;
 use crate::protocol::Protocol;
 use crate::sim::ChangeMode;
-use stateright::Model;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -100,14 +98,28 @@ impl<P: Protocol> Answers<P> {
     }
 }
 
-/// Whether the quotient may apply to `model` at all (module docs).
-pub fn applies<P: Protocol>(model: &ProtocolModel<P>) -> bool {
-    model.change_mode == ChangeMode::Serialize && super::shift::applies::<P>()
+/// What the questions need of the checked system: its steps, and the quotients that
+/// rename no node. The checker's model ([`super::model::ProtocolModel`]) is one; a
+/// trait, so that the model may use this module without this module depending on it.
+pub trait Steps<P: Protocol> {
+    /// Appends the steps enabled in `state`.
+    fn enabled(&self, state: &CheckState<P>, steps: &mut Vec<Step>);
+    /// The state after `step`, unreduced; `None` if it is not enabled.
+    fn after(&self, state: &CheckState<P>, step: Step) -> Option<CheckState<P>>;
+    /// Applies the quotients that rename no node (this one included).
+    fn reduce(&self, state: &mut CheckState<P>);
+    /// The answers found so far in this check.
+    fn answers(&self) -> &Answers<P>;
+}
+
+/// Whether the quotient may apply to `P` with changes in `mode` (module docs).
+pub fn applies<P: Protocol>(mode: ChangeMode) -> bool {
+    mode == ChangeMode::Serialize && super::shift::applies::<P>()
 }
 
 /// Sets `state`'s change budget to zero if the network can never be quiet again from
 /// it (module docs); otherwise leaves it as it is.
-pub fn forget_dead_changes<P: Protocol>(model: &ProtocolModel<P>, state: &mut CheckState<P>) {
+pub fn forget_dead_changes<P: Protocol>(model: &impl Steps<P>, state: &mut CheckState<P>) {
     if state.changes_left == 0 || state.quiet() || !state.routed.is_empty() {
         return;
     }
@@ -137,22 +149,22 @@ pub fn forget_dead_changes<P: Protocol>(model: &ProtocolModel<P>, state: &mut Ch
 /// Whether the component whose nodes `inside` accepts can never be quiet, on its own,
 /// from `state` (module docs); `false` when its search does not close.
 fn never_quiet<P: Protocol>(
-    model: &ProtocolModel<P>,
+    model: &impl Steps<P>,
     state: &CheckState<P>,
     inside: impl Fn(NodeId) -> bool,
 ) -> bool {
     let mut root = state.clone();
     root.changes_left = 0;
     root.queues.retain(|_, to, _| inside(to));
-    model.quotient_without_renaming(&mut root);
-    if let Some(&known) = lock(&model.dead_changes).get(&root) {
+    model.reduce(&mut root);
+    if let Some(&known) = lock(model.answers()).get(&root) {
         return known;
     }
     if quiet_by_turns(model, &root) {
-        lock(&model.dead_changes).insert(root, false);
+        lock(model.answers()).insert(root, false);
         return false;
     }
-    if !model.dead_changes.spend(SEARCH_STATES) {
+    if !model.answers().spend(SEARCH_STATES) {
         // Quota spent: no answer, and none remembered (module docs).
         return false;
     }
@@ -173,10 +185,10 @@ fn never_quiet<P: Protocol>(
             break false;
         }
         steps.clear();
-        model.actions(&now, &mut steps);
+        model.enabled(&now, &mut steps);
         for step in steps.iter().filter(|s| acts_inside(s)).cloned() {
-            if let Some(mut next) = model.step(&now, step) {
-                model.quotient_without_renaming(&mut next);
+            if let Some(mut next) = model.after(&now, step) {
+                model.reduce(&mut next);
                 if !seen.contains(&next) {
                     seen.insert(next.clone());
                     queue.push_back(next);
@@ -186,10 +198,10 @@ fn never_quiet<P: Protocol>(
     };
     // Give back what this search did not use.
     model
-        .dead_changes
+        .answers()
         .quota
         .fetch_add(SEARCH_STATES - seen.len().min(SEARCH_STATES), Relaxed);
-    let mut answers = lock(&model.dead_changes);
+    let mut answers = lock(model.answers());
     if answer {
         // Every state of a closed search reaches only states of it: none is quiet.
         for state in seen {
@@ -209,7 +221,7 @@ fn never_quiet<P: Protocol>(
 /// execution first, of which there are infinitely many. Serving every link in turn
 /// delivers the token too, so this finds the quiet state at once; the breadth-first
 /// search is left the questions whose answer is "never".
-fn quiet_by_turns<P: Protocol>(model: &ProtocolModel<P>, root: &CheckState<P>) -> bool {
+fn quiet_by_turns<P: Protocol>(model: &impl Steps<P>, root: &CheckState<P>) -> bool {
     let mut state = root.clone();
     let mut last = None;
     for _ in 0..TURNS {
@@ -220,7 +232,7 @@ fn quiet_by_turns<P: Protocol>(model: &ProtocolModel<P>, root: &CheckState<P>) -
         // The next link after the last one served, or the first again.
         let (from, to) = links.find(|&link| Some(link) > last).unwrap_or(first);
         drop(links);
-        match model.step(&state, Step::Deliver { from, to }) {
+        match model.after(&state, Step::Deliver { from, to }) {
             Some(next) => state = next,
             None => return false,
         }

@@ -127,6 +127,29 @@ pub struct CheckSetup {
     pub strategy: Strategy,
 }
 
+impl CheckSetup {
+    /// A check of `graph` with no change and no request, every reduction off, one
+    /// thread, the command's default bounds (100 actions, 1,000,000 states) and no
+    /// memory bound: the start of a setup built in code, which sets what it needs.
+    pub fn plain(graph: SmallGraph) -> Self {
+        Self {
+            graph,
+            changes: 0,
+            change_mode: crate::sim::ChangeMode::Overlap,
+            connected: false,
+            requests: 0,
+            max_depth: 100,
+            max_states: 1_000_000,
+            max_memory: None,
+            threads: 1,
+            symmetry: false,
+            renormalize: false,
+            partial_order: false,
+            strategy: Strategy::Exhaustive,
+        }
+    }
+}
+
 /// How the executions of a model are explored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {

@@ -386,7 +386,7 @@ impl<P: Protocol> ProtocolModel<P> {
     /// [`super::shift`], [`super::stamps`]), where they are on.
     pub fn quotient_without_renaming(&self, state: &mut CheckState<P>) {
         if self.renormalize {
-            if super::dead_changes::applies(self) {
+            if super::dead_changes::applies::<P>(self.change_mode) {
                 super::dead_changes::forget_dead_changes(self, state);
             }
             if super::shift::applies::<P>() {
@@ -408,6 +408,24 @@ impl<P: Protocol> ProtocolModel<P> {
         } else {
             state
         }
+    }
+}
+
+impl<P: Protocol> super::dead_changes::Steps<P> for ProtocolModel<P> {
+    fn enabled(&self, state: &CheckState<P>, steps: &mut Vec<Step>) {
+        self.actions(state, steps);
+    }
+
+    fn after(&self, state: &CheckState<P>, step: Step) -> Option<CheckState<P>> {
+        self.step(state, step)
+    }
+
+    fn reduce(&self, state: &mut CheckState<P>) {
+        self.quotient_without_renaming(state);
+    }
+
+    fn answers(&self) -> &super::dead_changes::Answers<P> {
+        &self.dead_changes
     }
 }
 

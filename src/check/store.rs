@@ -107,19 +107,11 @@ mod tests {
     #[test]
     fn the_store_holds_what_a_set_of_whole_states_holds() {
         let setup = CheckSetup {
-            graph: SmallGraph::parse("ring:4").unwrap(),
             changes: 1,
-            change_mode: crate::sim::ChangeMode::Overlap,
             requests: 2,
             max_depth: 9,
             max_states: usize::MAX,
-            max_memory: None,
-            threads: 1,
-            symmetry: false,
-            renormalize: false,
-            partial_order: false,
-            strategy: crate::check::Strategy::Exhaustive,
-            connected: false,
+            ..CheckSetup::plain(SmallGraph::parse("ring:4").unwrap())
         };
         let model = <MutualExclusion as Watches<Rl>>::model(Default::default(), &setup);
         let mut whole: IndexSet<CheckState<Rl>> = IndexSet::new();

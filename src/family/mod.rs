@@ -88,23 +88,15 @@ pub fn check_steps<F: Watches<P>, P: crate::protocol::Protocol>(
         return Err((0, "more than 255 link or request steps".into()));
     };
     let setup = crate::check::CheckSetup {
-        graph: crate::check::graph::SmallGraph {
-            name: "scenario".into(),
-            nodes,
-            edges: links.to_vec(),
-        },
         changes,
-        change_mode: crate::sim::ChangeMode::Overlap,
         requests,
         max_depth: steps.len(),
         max_states: 0,
-        max_memory: None,
-        threads: 1,
-        symmetry: false,
-        renormalize: false,
-        partial_order: false,
-        strategy: crate::check::Strategy::Exhaustive,
-        connected: false,
+        ..crate::check::CheckSetup::plain(crate::check::graph::SmallGraph {
+            name: "scenario".into(),
+            nodes,
+            edges: links.to_vec(),
+        })
     };
     let config = <P::Config as crate::protocol::ProtocolConfig>::from_params(params);
     let model = F::model(config, &setup);

@@ -582,6 +582,23 @@ impl<const CHATTY: bool> Protocol for PlantedRl<CHATTY> {
             .collect()
     }
 
+    // The bug drops sends and the echo copies a height: RL's claims still hold, so the
+    // checker's quotients and gap abstraction apply to it as to RL.
+    const SHIFT_INVARIANT: bool = true;
+    const LEVELS_STEP_BY_ONE: bool = true;
+
+    fn height_floor(&self) -> Option<[i64; 2]> {
+        self.0.height_floor()
+    }
+
+    fn shift_heights(&mut self, by: [i64; 2]) {
+        self.0.shift_heights(by);
+    }
+
+    fn for_each_level(&mut self, visit: &mut dyn FnMut(&mut i64)) {
+        self.0.for_each_level(visit);
+    }
+
     fn on_start(&mut self, ctx: &mut Ctx<Self::Msg>) {
         for j in self.0.neighbours() {
             ctx.send(
@@ -685,6 +702,19 @@ fn a_bug_planted_in_rl_is_caught_by_a_shortest_execution() {
                 .all(|p| matches!(p.verdict, Verdict::Holds)),
             "{graph}: RL itself: {rl:?}"
         );
+        // With a change overlapping traffic (spent before a state is terminal) and the
+        // gap abstraction on, a violation as short as the exact search's is found,
+        // replayed on the real system and reported.
+        s.changes = 1;
+        let exact = forgetful.check(&forgetful.default_params(), &s);
+        s.abstract_gaps = true;
+        let report = forgetful.check(&forgetful.default_params(), &s);
+        assert!(report.gaps_abstracted && !exact.gaps_abstracted, "{graph}");
+        let length = |r: &CheckReport| match verdict(r, "requests_served") {
+            Verdict::Violated { steps, .. } => steps.len(),
+            v => panic!("{graph}: the planted bug is not caught: {v:?}"),
+        };
+        assert_eq!(length(&report), length(&exact), "{graph}");
     }
 }
 
@@ -739,6 +769,25 @@ fn a_livelock_planted_in_rl_is_caught_as_a_fair_cycle() {
             matches!(verdict(&report, "at_most_k_in_cs"), Verdict::Holds)
                 && matches!(verdict(&report, "token_count"), Verdict::Holds),
             "{graph}"
+        );
+        // Under `overlap` the gap abstraction is on, and a lasso counts only once it
+        // replays on the real system: this one does.
+        let abstracted = chatty.check(
+            &chatty.default_params(),
+            &CheckSetup {
+                change_mode: ChangeMode::Overlap,
+                symmetry: false,
+                abstract_gaps: true,
+                ..s
+            },
+        );
+        assert!(abstracted.gaps_abstracted, "{graph}");
+        assert!(
+            matches!(
+                verdict(&abstracted, "requests_eventually_served"),
+                Verdict::Violated { .. }
+            ),
+            "{graph}: {abstracted:?}"
         );
     }
 }

@@ -54,17 +54,6 @@ fn owed(step: &Step) -> bool {
     )
 }
 
-/// The state after `action`, with the quotients that rename no node.
-fn successor<P: Protocol>(
-    model: &ProtocolModel<P>,
-    state: &CheckState<P>,
-    action: Step,
-) -> Option<CheckState<P>> {
-    let mut next = model.step(state, action)?;
-    model.quotient_without_renaming(&mut next);
-    Some(next)
-}
-
 impl<P: Protocol> StateGraph<P> {
     /// Every state reachable in `model`, or `None` if there are more than `max_states`.
     pub fn explore(model: &ProtocolModel<P>, max_states: usize) -> Option<Self> {
@@ -80,13 +69,13 @@ impl<P: Protocol> StateGraph<P> {
             actions.clear();
             model.actions(&state, &mut actions);
             for action in actions.drain(..) {
-                if let Some(after) = successor(model, &state, action.clone()) {
+                for after in model.successors_without_renaming(&state, &action) {
                     let (_, new) = states.insert(after);
                     if new {
                         if states.len() > max_states || !model.memory.admits() {
                             return None;
                         }
-                        parent.push(Some((next as u32, action)));
+                        parent.push(Some((next as u32, action.clone())));
                     }
                 }
             }
@@ -137,10 +126,15 @@ impl<P: Protocol> StateGraph<P> {
         actions
             .into_iter()
             .filter(owed)
-            .filter_map(|action| {
-                let after = successor(model, &state, action.clone())?;
-                let to = self.states.index_of(&after).expect("the graph is closed");
-                Some((action, to))
+            .flat_map(|action| {
+                model
+                    .successors_without_renaming(&state, &action)
+                    .into_iter()
+                    .map(|after| {
+                        let to = self.states.index_of(&after).expect("the graph is closed");
+                        (action.clone(), to)
+                    })
+                    .collect::<Vec<_>>()
             })
             .collect()
     }
@@ -196,6 +190,53 @@ pub fn check<P: Protocol>(
         }
     }
     best.map(|(_, lasso)| lasso)
+}
+
+/// Whether `lasso`, found in a search with the gap abstraction ([`super::gaps`]), is a
+/// violation of property `index` in the real system: replayed concretely, its stem ends
+/// in a bad state that owes nothing (a stuck lasso), or its cycle runs through bad
+/// states only, comes back to where it started (up to the exact quotients, which keep
+/// every future), and takes every owed action that is enabled all along it. The
+/// abstraction may shorten or invent a cycle; this keeps only real ones.
+pub fn replays<P: Protocol>(model: &ProtocolModel<P>, lasso: &Lasso, index: usize) -> bool {
+    let judge = model.properties[index].judge;
+    let Some(start) = model.replay_exactly(&lasso.path[..lasso.stem]) else {
+        return false;
+    };
+    if judge(model, &start).is_ok() {
+        return false;
+    }
+    let mut actions = Vec::new();
+    let cycle = &lasso.path[lasso.stem..];
+    if cycle.is_empty() {
+        model.actions(&start, &mut actions);
+        return !actions.iter().any(owed);
+    }
+    let mut always_enabled: Option<Vec<Step>> = None;
+    let mut state = start.clone();
+    for step in cycle {
+        actions.clear();
+        model.actions(&state, &mut actions);
+        actions.retain(owed);
+        always_enabled = Some(match always_enabled {
+            None => actions.clone(),
+            Some(before) => before.into_iter().filter(|a| actions.contains(a)).collect(),
+        });
+        let Some(mut next) = model.step(&state, step.clone()) else {
+            return false;
+        };
+        model.exact_quotients(&mut next);
+        if judge(model, &next).is_err() {
+            state = next;
+        } else {
+            return false;
+        }
+    }
+    state == start
+        && always_enabled
+            .unwrap_or_default()
+            .iter()
+            .all(|owed| cycle.contains(owed))
 }
 
 /// The strongly connected components of the subgraph of states where `keep` holds

@@ -67,7 +67,9 @@
 //! routed messages (a routed message is delivered in one step, see [`model`]).
 
 pub mod dead_changes;
+pub mod dead_messages;
 pub mod explore;
+pub mod gaps;
 pub mod graph;
 pub mod liveness;
 pub mod model;
@@ -123,6 +125,11 @@ pub struct CheckSetup {
     /// Whether the single-threaded search prunes with sleep sets ([`explore`]): the
     /// same states and verdicts, fewer transitions.
     pub partial_order: bool,
+    /// Whether wide gaps between levels are abstracted where that is sound ([`gaps`]:
+    /// one thread, renormalization on, changes overlapping traffic, a protocol whose
+    /// levels step by one): "holds" stays a proof, a violation is reported only if it
+    /// replays on the real system.
+    pub abstract_gaps: bool,
     /// Every execution (breadth-first), or random ones ([`random`]).
     pub strategy: Strategy,
 }
@@ -145,6 +152,7 @@ impl CheckSetup {
             symmetry: false,
             renormalize: false,
             partial_order: false,
+            abstract_gaps: false,
             strategy: Strategy::Exhaustive,
         }
     }
@@ -182,6 +190,13 @@ pub enum Verdict {
     },
     /// No violation within the depth bound, but executions were cut there.
     Unknown,
+    /// The gap abstraction ([`gaps`]) found an execution violating the property, but it
+    /// does not replay on the real system: the abstraction may have made it up, so
+    /// nothing is known.
+    Unconfirmed {
+        /// The abstract execution, one line per action.
+        steps: Vec<String>,
+    },
     /// No violation in this many random executions ([`Strategy::Random`]); says nothing
     /// of the executions not taken.
     NoViolationFound {
@@ -238,6 +253,9 @@ pub struct CheckReport {
     pub renormalized_what: Option<&'static str>,
     /// Whether sleep sets pruned transitions ([`explore`]; the states are the same).
     pub partial_order: bool,
+    /// Whether wide gaps between levels were abstracted ([`gaps`]): `states` then counts
+    /// abstract states, each standing for many.
+    pub gaps_abstracted: bool,
     /// Whether the search was cut (`cut_by` is set); kept as its own field for readers
     /// of `check.json` written before `cut_by`.
     pub truncated: bool,
@@ -276,6 +294,7 @@ pub(crate) struct Explored {
     pub(crate) symmetry: bool,
     pub(crate) renormalized: Option<&'static str>,
     pub(crate) partial_order: bool,
+    pub(crate) gaps_abstracted: bool,
     pub(crate) cut_by: Option<&'static str>,
     pub(crate) strategy: String,
     pub(crate) seconds: f64,
@@ -309,6 +328,7 @@ impl CheckSetup {
             renormalized: explored.renormalized.is_some(),
             renormalized_what: explored.renormalized,
             partial_order: explored.partial_order,
+            gaps_abstracted: explored.gaps_abstracted,
             truncated: explored.cut_by.is_some(),
             cut_by: explored.cut_by,
             strategy: explored.strategy,
@@ -332,6 +352,12 @@ pub fn run<P: Protocol>(
     let started = Instant::now();
     model.symmetry = setup.symmetry && symmetry::applies(&model.initial());
     model.renormalize = setup.renormalize && (shift::applies::<P>() || stamps::applies::<P>());
+    model.gaps = setup.abstract_gaps
+        && gaps::applies::<P>()
+        && model.renormalize
+        && !model.symmetry
+        && setup.threads <= 1
+        && setup.change_mode != crate::sim::ChangeMode::Serialize;
     if setup.threads <= 1 {
         return run_own(algorithm, model, setup, started);
     }
@@ -375,6 +401,7 @@ pub fn run<P: Protocol>(
             symmetry: model.symmetry,
             renormalized: model.renormalize.then(quotient_text::<P>),
             partial_order: false,
+            gaps_abstracted: false,
             cut_by,
             strategy: "exhaustive".to_string(),
             seconds: started.elapsed().as_secs_f64(),
@@ -408,7 +435,8 @@ fn run_own<P: Protocol>(
             depth_reached: exploration.depth_reached,
             symmetry: model.symmetry,
             renormalized: model.renormalize.then(quotient_text::<P>),
-            partial_order: setup.partial_order && !model.symmetry,
+            partial_order: setup.partial_order && !model.symmetry && !model.gaps,
+            gaps_abstracted: model.gaps,
             cut_by: exploration.cut_by,
             strategy: "exhaustive".to_string(),
             seconds: started.elapsed().as_secs_f64(),
@@ -454,6 +482,21 @@ fn outcomes<P: Protocol>(
                 _ => None,
             };
             let verdict = match (found, lasso) {
+                (None, Some(lasso)) if model.gaps && !liveness::replays(model, &lasso, index) => {
+                    Verdict::Unconfirmed {
+                        steps: lasso.path.iter().map(describe).collect(),
+                    }
+                }
+                (Some(path), _) if model.gaps => match model.replay_exactly(&path) {
+                    Some(last) if model.judge(index, &last).is_err() => Verdict::Violated {
+                        detail: model.judge(index, &last).err().unwrap_or_default(),
+                        steps: path.iter().map(describe).collect(),
+                        path,
+                    },
+                    _ => Verdict::Unconfirmed {
+                        steps: path.iter().map(describe).collect(),
+                    },
+                },
                 (None, Some(lasso)) => {
                     let cycle = lasso.path.len() - lasso.stem;
                     let detail = if cycle == 0 {
@@ -571,6 +614,7 @@ pub fn family_model<P: Protocol>(
         found: Default::default(),
         symmetry: false,
         renormalize: false,
+        gaps: false,
         memory: model::MemoryBound::new(setup.max_memory),
         dead_changes: dead_changes::Answers::new(setup.max_states),
     }

@@ -100,6 +100,10 @@ pub struct ProtocolModel<P: Protocol> {
     /// Whether states are replaced by their renormalized form ([`super::shift`],
     /// [`super::stamps`]); only set for protocols whose rules commute with one of them.
     pub renormalize: bool,
+    /// Whether wide gaps between levels are abstracted ([`super::gaps`]): states then
+    /// stand for many, an action may lead to several, and a violation counts only once
+    /// it replays on the real system ([`Self::replay_exactly`]).
+    pub gaps: bool,
     /// The resident-memory bound of the search (`--max-memory`).
     pub memory: MemoryBound,
     /// Which components were found never quiet again ([`super::dead_changes`]).
@@ -383,12 +387,23 @@ impl<P: Protocol> ProtocolModel<P> {
     }
 
     /// Applies the quotients that rename no node ([`super::dead_changes`],
-    /// [`super::shift`], [`super::stamps`]), where they are on.
+    /// [`super::shift`], [`super::stamps`]) and the gap abstraction ([`super::gaps`]),
+    /// where they are on.
     pub fn quotient_without_renaming(&self, state: &mut CheckState<P>) {
+        self.exact_quotients(state);
+        if self.gaps {
+            super::gaps::abstract_gaps(state);
+        }
+    }
+
+    /// Applies the exact quotients that rename no node: [`Self::quotient_without_renaming`]
+    /// without the gap abstraction.
+    pub fn exact_quotients(&self, state: &mut CheckState<P>) {
         if self.renormalize {
             if super::dead_changes::applies::<P>(self.change_mode) {
                 super::dead_changes::forget_dead_changes(self, state);
             }
+            super::dead_messages::drop_dead_messages(state);
             if super::shift::applies::<P>() {
                 super::shift::renormalize(state);
             }
@@ -398,9 +413,73 @@ impl<P: Protocol> ProtocolModel<P> {
         }
     }
 
+    /// The states `action` leads to from a stored `state`, reduced ([`Self::reduced`]):
+    /// one, or none if `action` is not enabled; with the gap abstraction, the
+    /// successors of each state `state` stands for ([`super::gaps::representatives`]).
+    pub fn successors(&self, state: &CheckState<P>, action: &Step) -> Vec<CheckState<P>> {
+        self.successors_by(state, action, |after| self.reduced(after))
+    }
+
+    /// [`Self::successors`] without symmetry reduction (the liveness pass names links
+    /// by node ids).
+    pub fn successors_without_renaming(
+        &self,
+        state: &CheckState<P>,
+        action: &Step,
+    ) -> Vec<CheckState<P>> {
+        self.successors_by(state, action, |mut after| {
+            self.quotient_without_renaming(&mut after);
+            after
+        })
+    }
+
+    fn successors_by(
+        &self,
+        state: &CheckState<P>,
+        action: &Step,
+        reduce: impl Fn(CheckState<P>) -> CheckState<P>,
+    ) -> Vec<CheckState<P>> {
+        if !self.gaps {
+            return self
+                .step(state, action.clone())
+                .map(reduce)
+                .into_iter()
+                .collect();
+        }
+        let mut next: Vec<CheckState<P>> = Vec::new();
+        // A link change runs both ends' handlers; every other step, one node's.
+        let handlers = if matches!(action, Step::Link { .. }) {
+            2
+        } else {
+            1
+        };
+        for rep in super::gaps::representatives(state, handlers) {
+            if let Some(after) = self.step(&rep, action.clone()) {
+                let after = reduce(after);
+                if !next.contains(&after) {
+                    next.push(after);
+                }
+            }
+        }
+        next
+    }
+
+    /// The state `path` leads to from the start in the real system: every step taken
+    /// concretely, with only the exact quotients; `None` if a step is not enabled there.
+    /// A violation the gap abstraction found counts only if this replays it.
+    pub fn replay_exactly(&self, path: &[Step]) -> Option<CheckState<P>> {
+        let mut state = self.initial();
+        self.exact_quotients(&mut state);
+        for step in path {
+            state = self.step(&state, step.clone())?;
+            self.exact_quotients(&mut state);
+        }
+        Some(state)
+    }
+
     /// `state`, renormalized ([`super::shift`]), its stamps ranked ([`super::stamps`]),
-    /// and replaced by its representative under symmetry reduction, as far as each
-    /// applies.
+    /// its wide level gaps abstracted ([`super::gaps`]), and replaced by its
+    /// representative under symmetry reduction, as far as each applies.
     pub fn reduced(&self, mut state: CheckState<P>) -> CheckState<P> {
         self.quotient_without_renaming(&mut state);
         if self.symmetry {
@@ -421,7 +500,7 @@ impl<P: Protocol> super::dead_changes::Steps<P> for ProtocolModel<P> {
     }
 
     fn reduce(&self, state: &mut CheckState<P>) {
-        self.quotient_without_renaming(state);
+        self.exact_quotients(state);
     }
 
     fn answers(&self) -> &super::dead_changes::Answers<P> {

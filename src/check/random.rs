@@ -96,6 +96,7 @@ pub fn run<P: Protocol>(
             symmetry: false,
             renormalized: None,
             partial_order: false,
+            gaps_abstracted: false,
             cut_by: cut.then_some("depth bound"),
             strategy: format!("random: {run} of {executions} executions, seed {seed}"),
             seconds: started.elapsed().as_secs_f64(),

@@ -207,6 +207,7 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
         symmetry: false,
         renormalize: false,
         partial_order,
+        abstract_gaps: false,
         strategy: crate::check::Strategy::Exhaustive,
         connected: false,
     };

@@ -206,6 +206,12 @@ pub struct IngramMsg {
 }
 
 impl Message for IngramMsg {
+    /// `on_message` returns at once, before reading the clock, when the sender is
+    /// neither a neighbour nor forming.
+    fn ignored_from_non_neighbour(&self) -> bool {
+        true
+    }
+
     const KINDS: &'static [&'static str] = &["Update"];
 
     fn kind_index(&self) -> usize {

@@ -212,6 +212,11 @@ pub enum LeMsg {
 }
 
 impl Message for LeMsg {
+    /// `on_message` returns at once when the sender is not a neighbour (module docs).
+    fn ignored_from_non_neighbour(&self) -> bool {
+        true
+    }
+
     const KINDS: &'static [&'static str] = &["Update"];
 
     fn kind_index(&self) -> usize {

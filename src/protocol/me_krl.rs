@@ -145,6 +145,13 @@ impl Protocol for Krl {
         self.0.shift_heights(by);
     }
 
+    /// RL's rules, unchanged by k tokens.
+    const LEVELS_STEP_BY_ONE: bool = true;
+
+    fn for_each_level(&mut self, visit: &mut dyn FnMut(&mut i64)) {
+        self.0.for_each_level(visit);
+    }
+
     fn on_link_up(&mut self, peer: NodeId, ctx: &mut Ctx<RlMsg>) {
         self.0.on_link_up(peer, ctx);
     }

@@ -205,6 +205,12 @@ pub enum RlMsg {
 }
 
 impl Message for RlMsg {
+    /// `on_request` and `on_link_info` return at once when the sender has no link record
+    /// (the link failed and did not form again); a token is always accepted.
+    fn ignored_from_non_neighbour(&self) -> bool {
+        !matches!(self, RlMsg::Token(_))
+    }
+
     const KINDS: &'static [&'static str] = &["Request", "Token", "LinkInfo"];
 
     fn kind_index(&self) -> usize {
@@ -228,6 +234,12 @@ impl Message for RlMsg {
     fn shift_heights(&mut self, by: [i64; 2]) {
         match self {
             RlMsg::Request(h) | RlMsg::Token(h) | RlMsg::LinkInfo(h) => *h = h.shifted(by),
+        }
+    }
+
+    fn for_each_level(&mut self, visit: &mut dyn FnMut(&mut i64)) {
+        match self {
+            RlMsg::Request(h) | RlMsg::Token(h) | RlMsg::LinkInfo(h) => visit(&mut h.h1),
         }
     }
 }
@@ -703,6 +715,21 @@ impl Protocol for Rl {
             match link {
                 Link::Forming { form_height: h } | Link::Neighbour { height: h, .. } => {
                     *h = h.shifted(by);
+                }
+            }
+        }
+    }
+
+    /// `h1` is only compared, or made as `1 + min h1` (`RaiseHeight`) or copied (the
+    /// token's receiver, every view); `h2` is not a level.
+    const LEVELS_STEP_BY_ONE: bool = true;
+
+    fn for_each_level(&mut self, visit: &mut dyn FnMut(&mut i64)) {
+        visit(&mut self.my_height.h1);
+        for link in self.links.values_mut() {
+            match link {
+                Link::Forming { form_height: h } | Link::Neighbour { height: h, .. } => {
+                    visit(&mut h.h1);
                 }
             }
         }

@@ -313,6 +313,22 @@ pub trait Message: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     fn for_each_stamp(&mut self, visit: &mut dyn FnMut(&mut i64)) {
         let _ = visit;
     }
+
+    /// Whether a receiver ignores this message when its sender is not its neighbour (the
+    /// link failed after it was sent and was not formed again): the handler returns
+    /// before changing or sending anything, whatever the receiver's state. The model
+    /// checker then drops such a message once its link can never come back
+    /// ([`crate::check::dead_messages`]). `false`, the default, is always safe.
+    fn ignored_from_non_neighbour(&self) -> bool {
+        false
+    }
+
+    /// Calls `visit` on the first numeric part (the *level*) of the height this message
+    /// carries, for the model checker's level-gap abstraction
+    /// ([`Protocol::LEVELS_STEP_BY_ONE`]); the default carries none.
+    fn for_each_level(&mut self, visit: &mut dyn FnMut(&mut i64)) {
+        let _ = visit;
+    }
 }
 
 /// One node's state machine.
@@ -414,6 +430,26 @@ pub trait Protocol: Clone + Debug + Hash + Eq + Send + Sync + Sized + 'static {
     /// Adds `by` to the numeric parts of every height this node keeps.
     fn shift_heights(&mut self, by: [i64; 2]) {
         let _ = by;
+    }
+
+    /// Whether the first numeric part of a height (its *level*: RL's `h1`, Gafni and
+    /// Bertsekas's `a`) is only ever compared with other levels (`<`, `=`, least,
+    /// greatest), and every level a handler makes is a level the node already knows
+    /// (copied into a view, a message, its own height) or, at most once per handler, one
+    /// plus the least or the greatest of some it knows; no level is ever made from a
+    /// constant after the initial state, and nothing else is computed from one. Then two
+    /// states whose levels differ only in how far apart two runs of levels are, both runs
+    /// at least two apart, take the same branches in every handler (a level from the
+    /// lower run plus one stays below every level of the upper run), so the model checker
+    /// may abstract such gaps ([`crate::check::gaps`]). Implies [`Self::SHIFT_INVARIANT`];
+    /// a protocol that turns it on implements [`Self::for_each_level`] and its message's
+    /// [`Message::for_each_level`], and a test checks the claim on random executions.
+    const LEVELS_STEP_BY_ONE: bool = false;
+
+    /// Calls `visit` on the level (first numeric part) of every height this node keeps:
+    /// its own, its views, any it recorded.
+    fn for_each_level(&mut self, visit: &mut dyn FnMut(&mut i64)) {
+        let _ = visit;
     }
 
     /// Whether the rules use the event time only to make *time stamps* that are then

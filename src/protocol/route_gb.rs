@@ -119,6 +119,11 @@ impl fmt::Display for GbHeight {
 pub struct HeightMsg(pub GbHeight);
 
 impl Message for HeightMsg {
+    /// `on_message` returns at once when the sender is neither a neighbour nor forming.
+    fn ignored_from_non_neighbour(&self) -> bool {
+        true
+    }
+
     const KINDS: &'static [&'static str] = &["Height"];
 
     fn kind_index(&self) -> usize {
@@ -132,6 +137,10 @@ impl Message for HeightMsg {
     fn shift_heights(&mut self, by: [i64; 2]) {
         self.0.a += by[0];
         self.0.b += by[1];
+    }
+
+    fn for_each_level(&mut self, visit: &mut dyn FnMut(&mut i64)) {
+        visit(&mut self.0.a);
     }
 }
 
@@ -295,6 +304,17 @@ impl<R: Reversal> Protocol for GbNode<R> {
         };
         shift(&mut self.height);
         self.neighbours.values_mut().for_each(shift);
+    }
+
+    /// `a` is only compared, or made as `1 + max a` (full reversal) or `1 + min a`
+    /// (partial) over the neighbours, or copied into views; `b` is not a level.
+    const LEVELS_STEP_BY_ONE: bool = true;
+
+    fn for_each_level(&mut self, visit: &mut dyn FnMut(&mut i64)) {
+        visit(&mut self.height.a);
+        for h in self.neighbours.values_mut() {
+            visit(&mut h.a);
+        }
     }
 
     /// The destination-oriented DAG of the t = 0 graph (module docs, "Initial state").

@@ -46,10 +46,21 @@
 //! step on random executions by `tests/check_quotients.rs`, which also checks dropped
 //! budgets against a plain search for a quiet state).
 //!
-//! What stays infinite is asynchrony itself: an execution may hold one message in
-//! flight (a token sent over a link that then broke, a leader's first `Height` over a
-//! new link) while the rest of its component reverses, or pile messages up on one link,
-//! and no renaming makes those states repeat. The search is therefore bounded by
+//! With changes overlapping traffic, two more reductions apply. **Dead messages**
+//! ([`dead_messages`], exact up to stuttering): once no change remains, a message on a
+//! failed link that its receiver can only ignore is dropped. The **level-gap
+//! abstraction** ([`gaps`], not exact: an over-approximation): an execution may hold a
+//! message in flight (a token sent over a link that then broke) while the rest of its
+//! component reverses above it, and the distance between the two runs of heights grows
+//! for ever; the abstraction forgets that distance once it is at least 2, taking each
+//! abstract state's successors from the real states it stands for. Every real execution
+//! is matched, so *holds* is still proved; a violation found is reported only if it
+//! replays on the real system (a lasso must close on it), otherwise its verdict is
+//! unknown and says so ([`Verdict::Unconfirmed`]).
+//!
+//! What stays infinite is asynchrony itself: an execution may pile messages up on one
+//! link whose receiver waits, and no renaming or abstraction here makes those states
+//! repeat; and overlapping changes multiply the interleavings. The search is therefore bounded by
 //! `max_depth` actions (and `max_states` states generated, and `--max-memory`); a
 //! property with no violation within the bounds is reported **unknown** when some
 //! execution was cut, **holds** only when the whole (quotient) state space was explored.

@@ -278,10 +278,19 @@ fn print_report(report: &CheckReport) -> anyhow::Result<()> {
         "partial order  {}",
         if report.partial_order {
             "on: sleep sets (the same states, fewer transitions)"
+        } else if report.gaps_abstracted {
+            "off (not with the gap abstraction)"
         } else {
             "off"
         }
     );
+    if report.gaps_abstracted {
+        outln!(
+            "abstraction    level gaps of 2 or more explored once whatever their size (an \
+             over-approximation: holds is proved; a violation is reported only if it \
+             replays on the real system)"
+        );
+    }
     outln!("time           {:.3} s", report.seconds);
     for p in &report.properties {
         let verdict = match &p.verdict {

@@ -53,8 +53,9 @@
 //!   only if it replays; a lasso must come back to its first state up to the exact
 //!   quotients. Otherwise the verdict is unknown, and says why.
 //!
-//! The abstraction is off with symmetry reduction, with more than one thread (stateright
-//! takes one successor per action), and with changes one at a time, where the
+//! The abstraction is off without changes (no height rises), with symmetry reduction,
+//! with more than one thread (stateright takes one successor per action), and with
+//! changes one at a time, where the
 //! dead-change proofs ([`super::dead_changes`]) search the real system and the state
 //! spaces already close.
 

@@ -363,7 +363,10 @@ pub fn run<P: Protocol>(
     let started = Instant::now();
     model.symmetry = setup.symmetry && symmetry::applies(&model.initial());
     model.renormalize = setup.renormalize && (shift::applies::<P>() || stamps::applies::<P>());
+    // Without a change no link fails and no height rises: nothing to abstract, and sleep
+    // sets stay on.
     model.gaps = setup.abstract_gaps
+        && setup.changes > 0
         && gaps::applies::<P>()
         && model.renormalize
         && !model.symmetry

@@ -23,6 +23,10 @@ use linkrev::sim::ChangeMode;
 use proptest::prelude::*;
 use stateright::Model as _;
 
+#[path = "common/check_runs.rs"]
+mod check_runs;
+use check_runs::execution;
+
 fn setup(graph: SmallGraph, changes: u8, requests: u8) -> CheckSetup {
     CheckSetup {
         changes,
@@ -50,25 +54,6 @@ fn abstract_model<F: Watches<P>, P: Protocol>(
     model.renormalize = true;
     model.gaps = true;
     model
-}
-
-/// A random real execution (no quotient), the actions chosen by `choices`.
-fn execution<P: Protocol>(model: &ProtocolModel<P>, choices: &[u16]) -> Vec<(CheckState<P>, Step)> {
-    let mut state = model.initial();
-    let mut out = Vec::new();
-    let mut actions = Vec::new();
-    for &choice in choices {
-        actions.clear();
-        model.actions(&state, &mut actions);
-        if actions.is_empty() {
-            break;
-        }
-        let action = actions[choice as usize % actions.len()].clone();
-        let next = model.step(&state, action.clone()).expect("enabled");
-        out.push((state, action));
-        state = next;
-    }
-    out
 }
 
 /// Calls `visit` on every level in `state`.

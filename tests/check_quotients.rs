@@ -22,6 +22,10 @@ use linkrev::sim::ChangeMode;
 use proptest::prelude::*;
 use stateright::Model as _;
 
+#[path = "common/check_runs.rs"]
+mod check_runs;
+use check_runs::execution;
+
 fn setup(graph: SmallGraph, changes: u8, requests: u8, mode: ChangeMode) -> CheckSetup {
     CheckSetup {
         changes,
@@ -30,29 +34,6 @@ fn setup(graph: SmallGraph, changes: u8, requests: u8, mode: ChangeMode) -> Chec
         max_depth: 30,
         ..CheckSetup::plain(graph)
     }
-}
-
-/// A random execution of `model`, the actions chosen by `choices`: the states passed,
-/// each with the action taken from it.
-fn execution<P: Protocol>(
-    model: &ProtocolModel<P>,
-    choices: &[u16],
-) -> Vec<(CheckState<P>, linkrev::check::model::Step)> {
-    let mut state = model.initial();
-    let mut out = Vec::new();
-    let mut actions = Vec::new();
-    for &choice in choices {
-        actions.clear();
-        model.actions(&state, &mut actions);
-        if actions.is_empty() {
-            break;
-        }
-        let action = actions[choice as usize % actions.len()].clone();
-        let next = model.step(&state, action.clone()).expect("enabled");
-        out.push((state, action));
-        state = next;
-    }
-    out
 }
 
 /// Every step of a random execution commutes with shifting each group's heights by

@@ -38,7 +38,9 @@
 //! both are wide, and abstracting both gives the same state. Gaps equal in `s` and `r`
 //! stay equal. Hence: **the successors of the stored state are the abstracted successors
 //! of its representatives**, the states with each wide gap at `WIDE` or at `WIDE + 1`
-//! ([`representatives`]), and every execution of the real system is matched, step by
+//! ([`representatives`]; since a gap that does not narrow in the step ends wide from
+//! either value, it is enough to put at `WIDE` at most as many gaps as the step runs
+//! handlers, each making at most one new level), and every execution of the real system is matched, step by
 //! step and action by action, by an execution of the abstract one. The properties read
 //! only the order of heights and whether views equal heights, which the abstraction
 //! keeps, and which actions are enabled does not depend on levels.

@@ -86,7 +86,7 @@ pub struct CheckArgs {
     #[arg(long = "partial-order", value_enum, default_value_t = OnOff::On)]
     pub partial_order: OnOff,
     /// Level-gap abstraction (me-rl, me-krl, gb-full, gb-partial, with changes that
-    /// overlap traffic and one thread): two runs of heights at least 3 levels apart are
+    /// overlap traffic and one thread): two runs of heights at least 2 levels apart are
     /// explored once whatever the distance, which closes the searches where a token or
     /// height in flight holds still while a component rises. An over-approximation:
     /// "holds" is still a proof; a violation found is reported only if it replays on the

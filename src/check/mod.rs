@@ -134,7 +134,8 @@ pub struct CheckSetup {
     /// protocols whose rules allow it ([`shift`]).
     pub renormalize: bool,
     /// Whether the single-threaded search prunes with sleep sets ([`explore`]): the
-    /// same states and verdicts, fewer transitions.
+    /// same verdicts, fewer transitions, and the same states (with the gap abstraction,
+    /// every state a real one maps to).
     pub partial_order: bool,
     /// Whether wide gaps between levels are abstracted where that is sound ([`gaps`]:
     /// one thread, renormalization on, changes overlapping traffic, a protocol whose
@@ -262,7 +263,8 @@ pub struct CheckReport {
     pub renormalized: bool,
     /// What [`CheckReport::renormalized`] merged, in words (`None` when off).
     pub renormalized_what: Option<&'static str>,
-    /// Whether sleep sets pruned transitions ([`explore`]; the states are the same).
+    /// Whether sleep sets pruned transitions ([`explore`]; the states are the same, or,
+    /// with the gap abstraction, include every state a real one maps to).
     pub partial_order: bool,
     /// Whether wide gaps between levels were abstracted ([`gaps`]): `states` then counts
     /// abstract states, each standing for many.
@@ -363,8 +365,7 @@ pub fn run<P: Protocol>(
     let started = Instant::now();
     model.symmetry = setup.symmetry && symmetry::applies(&model.initial());
     model.renormalize = setup.renormalize && (shift::applies::<P>() || stamps::applies::<P>());
-    // Without a change no link fails and no height rises: nothing to abstract, and sleep
-    // sets stay on.
+    // Without a change no link fails and no height rises: nothing to abstract.
     model.gaps = setup.abstract_gaps
         && setup.changes > 0
         && gaps::applies::<P>()
@@ -449,7 +450,7 @@ fn run_own<P: Protocol>(
             depth_reached: exploration.depth_reached,
             symmetry: model.symmetry,
             renormalized: model.renormalize.then(quotient_text::<P>),
-            partial_order: setup.partial_order && !model.symmetry && !model.gaps,
+            partial_order: setup.partial_order && !model.symmetry,
             gaps_abstracted: model.gaps,
             cut_by: exploration.cut_by,
             strategy: "exhaustive".to_string(),

@@ -90,8 +90,8 @@ pub struct CheckArgs {
     /// explored once whatever the distance, which closes the searches where a token or
     /// height in flight holds still while a component rises. An over-approximation:
     /// "holds" is still a proof; a violation found is reported only if it replays on the
-    /// real system, otherwise the verdict is unknown and says so. Sleep sets are off
-    /// with it.
+    /// real system, otherwise the verdict is unknown and says so. With sleep sets, some
+    /// abstract states may be skipped, never one that a real state maps to.
     #[arg(long = "abstract-gaps", value_enum, default_value_t = OnOff::On)]
     pub abstract_gaps: OnOff,
     /// exhaustive: every execution within the bounds (a property may hold); random:

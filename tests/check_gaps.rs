@@ -26,6 +26,9 @@ use stateright::Model as _;
 #[path = "common/check_runs.rs"]
 mod check_runs;
 use check_runs::execution;
+#[path = "common/verdicts.rs"]
+mod verdicts;
+use verdicts::verdicts;
 
 fn setup(graph: SmallGraph, changes: u8, requests: u8) -> CheckSetup {
     CheckSetup {
@@ -58,13 +61,8 @@ fn abstract_model<F: Watches<P>, P: Protocol>(
 
 /// Calls `visit` on every level in `state`.
 fn for_each_level<P: Protocol>(state: &mut CheckState<P>, visit: &mut dyn FnMut(&mut i64)) {
-    for node in &mut state.nodes {
-        node.for_each_level(visit);
-    }
-    state.queues.for_each_mut(|_, _, m| m.for_each_level(visit));
-    for (_, _, m) in &mut state.routed {
-        m.for_each_level(visit);
-    }
+    let one_group = vec![0; state.nodes.len()];
+    gaps::for_each_level(state, &one_group, &mut |_, level| visit(level));
 }
 
 /// `state` with every gap of at least [`gaps::WIDE`] between its distinct levels widened
@@ -302,16 +300,6 @@ fn rl_holds_with_an_overlapping_change_where_the_exact_search_cannot_close() {
 /// tests/check.rs.)
 #[test]
 fn sleep_sets_with_the_abstraction_keep_every_verdict() {
-    let verdicts = |report: &linkrev::check::CheckReport| -> Vec<String> {
-        report
-            .properties
-            .iter()
-            .map(|p| match &p.verdict {
-                Verdict::Violated { path, .. } => format!("{}: violated in {}", p.name, path.len()),
-                v => format!("{}: {v:?}", p.name),
-            })
-            .collect()
-    };
     let mut graphs = rooted_connected_graphs(3);
     graphs.extend(rooted_connected_graphs(4));
     let cases = [

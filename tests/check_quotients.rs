@@ -25,6 +25,9 @@ use stateright::Model as _;
 #[path = "common/check_runs.rs"]
 mod check_runs;
 use check_runs::execution;
+#[path = "common/verdicts.rs"]
+mod verdicts;
+use verdicts::verdicts;
 
 fn setup(graph: SmallGraph, changes: u8, requests: u8, mode: ChangeMode) -> CheckSetup {
     CheckSetup {
@@ -215,17 +218,6 @@ fn quotients_keep_every_verdict() {
         assert!(quotient.renormalized && !full.renormalized, "{what}");
         assert!(quotient.states <= full.states, "{what}");
         merged.push(format!("{what}: {} -> {}", full.states, quotient.states));
-        let verdicts = |r: &check::CheckReport| {
-            r.properties
-                .iter()
-                .map(|p| match &p.verdict {
-                    check::Verdict::Violated { path, .. } => {
-                        format!("{}: violated in {}", p.name, path.len())
-                    }
-                    v => format!("{}: {v:?}", p.name),
-                })
-                .collect::<Vec<_>>()
-        };
         assert_eq!(verdicts(&full), verdicts(&quotient), "{what}");
     }
     // The quotients must merge something, or the comparison says nothing.

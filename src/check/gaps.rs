@@ -75,8 +75,9 @@ pub fn applies<P: Protocol>() -> bool {
 }
 
 /// Calls `visit` with each level in `state` and the renormalization group it belongs to
-/// (a node's levels to its group, a message's to its receiver's).
-fn for_each_level<P: Protocol>(
+/// (a node's levels to its group, a message's to its receiver's): `group[v]` is node
+/// `v`'s (all zero for one group).
+pub fn for_each_level<P: Protocol>(
     state: &mut CheckState<P>,
     group: &[usize],
     visit: &mut dyn FnMut(usize, &mut i64),

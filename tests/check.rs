@@ -836,3 +836,56 @@ fn leader_election_verdicts_with_the_default_budget() {
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("VIOLATED in 25 steps"), "{text}");
 }
+
+/// `check --table --algo A` gives only A's rows, each over all 40 graphs, with the
+/// parameters given named in the header; `--param` without `--algo` is refused (exit 2,
+/// naming the flag), as is a node id the table's 4-node graphs do not have.
+#[test]
+fn the_table_for_one_algorithm() {
+    let linkrev = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_linkrev"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = linkrev(&[
+        "check",
+        "--table",
+        "--algo",
+        "me-krl",
+        "--param",
+        "k=3",
+        "--max-states",
+        "300",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("--table --algo me-krl --param k=3 ") && text.contains("`me-krl` with k=3"),
+        "{text}"
+    );
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| algorithm"))
+        .map(|l| l.split('|').map(str::trim).collect())
+        .collect();
+    // 4 properties × 3 change budgets × 2 modes (overlap, its own, and serialize).
+    assert_eq!(rows.len(), 24, "{text}");
+    for row in &rows {
+        assert_eq!(row[1], "me-krl", "{text}");
+        let counts: u32 = row[5..8].iter().map(|n| n.parse::<u32>().unwrap()).sum();
+        assert_eq!(counts, 40, "{row:?}");
+    }
+    for (args, field) in [
+        (vec!["check", "--table", "--param", "k=3"], "--param"),
+        (
+            vec!["check", "--table", "--algo", "me-rl", "--param", "holder=7"],
+            "--param",
+        ),
+    ] {
+        let out = linkrev(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(field), "{err}");
+    }
+}

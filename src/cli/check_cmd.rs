@@ -7,6 +7,7 @@ use crate::check::scenario::Scenario;
 use crate::check::{CheckReport, CheckSetup, Strategy, Verdict};
 use crate::input::InputError;
 use crate::output::write_atomically;
+use crate::protocol::AlgoParams;
 use crate::registry::Algorithm;
 use crate::sim::ChangeMode;
 
@@ -29,8 +30,9 @@ pub struct CheckArgs {
     /// Instead of one check: every registered algorithm on every connected labelled
     /// 4-node graph (38) and on path:5 and ring:5, with 1, 2 and 3 changes (the table
     /// in the book's algorithms page), printed as Markdown. --max-depth applies; --requests defaults to 2 for
-    /// mutual exclusion.
-    #[arg(long, conflicts_with_all = ["algo", "graph", "json", "out"])]
+    /// mutual exclusion. With --algo, only that algorithm's rows, with its --param values
+    /// (a variant's rows without the hour the whole table takes).
+    #[arg(long, conflicts_with_all = ["graph", "json", "out"])]
     pub table: bool,
     /// Topology changes: any K link failures or formations among all pairs of nodes.
     #[arg(long, default_value_t = 1)]
@@ -148,7 +150,7 @@ pub enum OnOff {
 /// Runs the check; exit 1 when a property is violated.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     if args.table {
-        out!("{}", table(&args));
+        out!("{}", table(&args)?);
         return Ok(Outcome::Success);
     }
     let (Some(algo), Some(graph)) = (args.algo, args.graph.as_deref()) else {
@@ -381,8 +383,26 @@ fn violation_path(p: &crate::check::PropertyOutcome) -> &[crate::check::model::S
 /// The book's table (algorithms page): every algorithm × graph × change budget, checked in parallel (each
 /// check single-threaded, so each violation is a shortest one and the table is the
 /// same on every run), summarised per algorithm, property and budget.
-fn table(args: &CheckArgs) -> String {
+fn table(args: &CheckArgs) -> anyhow::Result<String> {
     use rayon::prelude::*;
+    // One algorithm with the parameters given, or every one with its defaults.
+    let chosen: Vec<(Algorithm, AlgoParams)> = match args.algo {
+        Some(algo) => {
+            let params = algorithm_params(algo, &args.params)?;
+            // The smallest graph of the table has 4 nodes.
+            algo.check_node_ids(&params, 4)
+                .map_err(|e| InputError::parameter("param", e))?;
+            vec![(algo, params)]
+        }
+        None if !args.params.is_empty() => {
+            return Err(InputError::parameter(
+                "param",
+                "--param with --table needs --algo (the table's algorithms take their defaults)",
+            )
+            .into());
+        }
+        None => Algorithm::all().map(|a| (a, a.default_params())).collect(),
+    };
     let mut graphs = labelled_connected_graphs(4);
     graphs.push(SmallGraph::parse("path:5").expect("a family"));
     graphs.push(SmallGraph::parse("ring:5").expect("a family"));
@@ -398,7 +418,9 @@ fn table(args: &CheckArgs) -> String {
         modes
     };
     let count = graphs.len();
-    let jobs: Vec<(Algorithm, ChangeMode, usize, u8)> = Algorithm::all()
+    let jobs: Vec<(Algorithm, ChangeMode, usize, u8)> = chosen
+        .iter()
+        .map(|(a, _)| *a)
         .flat_map(|a| {
             modes(a).into_iter().flat_map(move |m| {
                 (0..count).flat_map(move |g| (1..=3u8).map(move |c| (a, m, g, c)))
@@ -429,7 +451,8 @@ fn table(args: &CheckArgs) -> String {
                 strategy: Strategy::Exhaustive,
                 connected: false,
             };
-            let report = algo.check(&algo.default_params(), &setup);
+            let params = &chosen.iter().find(|(a, _)| *a == algo).expect("chosen").1;
+            let report = algo.check(params, &setup);
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             eprintln!(
                 "[{n}/{}] {} on {} with {changes} changes ({}): {:.1} s",
@@ -453,10 +476,32 @@ fn table(args: &CheckArgs) -> String {
     } else {
         symmetric.join(", ")
     };
+    let (selection, who) = match args.algo {
+        Some(algo) => {
+            let flags: String = args
+                .params
+                .iter()
+                .map(|p| format!(" --param {p}"))
+                .collect();
+            let with = if args.params.is_empty() {
+                "its default parameters".to_string()
+            } else {
+                args.params.join(", ")
+            };
+            (
+                format!(" --algo {}{flags}", algo.name()),
+                format!("`{}` with {with}", algo.name()),
+            )
+        }
+        None => (
+            String::new(),
+            "every algorithm from its default parameters".to_string(),
+        ),
+    };
     let mut out = String::new();
     out.push_str(&format!(
-        "Checked by `linkrev check --table --max-depth {} --max-states {}`: every algorithm from its \
-         default parameters (node 0 starts as leader, token holder or destination) on the {} \
+        "Checked by `linkrev check --table{selection} --max-depth {} --max-states {}`: {who} \
+         (node 0 starts as leader, token holder or destination) on the {} \
          connected labelled 4-node graphs (every labelling: the algorithms break ties by node id), \
          path:5 and ring:5, with 1, 2 and 3 topology changes, {requests} CS requests for mutual \
          exclusion, executions of up to {} actions. Changes come one at a time (`serialize`: \
@@ -478,7 +523,7 @@ fn table(args: &CheckArgs) -> String {
         "| algorithm | property | changes | mode | holds | unknown | violated | shortest violation |\n",
     );
     out.push_str("|---|---|---|---|---|---|---|---|\n");
-    for algo in Algorithm::all() {
+    for &(algo, _) in &chosen {
         let mine: Vec<(&CheckReport, ChangeMode, u8)> = reports
             .iter()
             .zip(&jobs)
@@ -525,7 +570,7 @@ fn table(args: &CheckArgs) -> String {
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// A size in bytes: a number, optionally followed by K, M or G (powers of 1024; `KB`,

@@ -261,12 +261,6 @@ fn a_broken_toy_protocol_is_caught_by_a_shortest_execution() {
 
 #[test]
 fn the_command_exits_1_on_a_violation_and_2_on_bad_input() {
-    let linkrev = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_linkrev"))
-            .args(args)
-            .output()
-            .unwrap()
-    };
     let dir = tempfile::tempdir().unwrap();
     let edges = dir.path().join("paw.txt");
     std::fs::write(&edges, "0 1\n1 2\n1 3\n2 3\n").unwrap();
@@ -842,12 +836,6 @@ fn leader_election_verdicts_with_the_default_budget() {
 /// naming the flag), as is a node id the table's 4-node graphs do not have.
 #[test]
 fn the_table_for_one_algorithm() {
-    let linkrev = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_linkrev"))
-            .args(args)
-            .output()
-            .unwrap()
-    };
     let out = linkrev(&[
         "check",
         "--table",
@@ -888,4 +876,12 @@ fn the_table_for_one_algorithm() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(field), "{err}");
     }
+}
+
+/// Runs the `linkrev` binary with `args`.
+fn linkrev(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(args)
+        .output()
+        .unwrap()
 }

@@ -46,7 +46,11 @@
 //! rename no node applied), so each is searched once, and an answer depends only on its
 //! question. The searches of one check may hold as many states in all as the check's
 //! `max_states`, so the quotient at most doubles a check's work; once that quota is
-//! spent no more questions are searched (the budgets stay, which is always sound). With
+//! spent no more questions are searched (the budgets stay, which is always sound), and
+//! a question first asked then is remembered as unanswered, so that every answer is
+//! fixed at its first asking and the quotient stays a function of the state for the
+//! rest of the check (the liveness pass steps the stored states again and must land on
+//! stored states, including where sleep sets skipped the step that first met them). With
 //! one thread (the default) the order questions come in is fixed, so verdicts and
 //! counts are the same on every run; with more, which questions came before the quota
 //! ran out may depend on timing. No check in the book's table comes near the quota but
@@ -165,7 +169,8 @@ fn never_quiet<P: Protocol>(
         return false;
     }
     if !model.answers().spend(SEARCH_STATES) {
-        // Quota spent: no answer, and none remembered (module docs).
+        // Quota spent: no answer, remembered as such (module docs).
+        lock(model.answers()).insert(root, false);
         return false;
     }
     let acts_inside = |step: &Step| match *step {
@@ -253,4 +258,53 @@ fn lock<P: Protocol>(
         .known
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::CheckSetup;
+    use crate::check::graph::SmallGraph;
+    use crate::family::{MutualExclusion, Watches};
+    use crate::protocol::me_rl::Rl;
+    use stateright::Model as _;
+
+    /// With the quota spent before a question is first asked, the question is
+    /// remembered as unanswered: its answer (the budget kept) is then the same whenever
+    /// it is asked again, whatever was searched in between.
+    #[test]
+    fn a_question_asked_after_the_quota_is_spent_keeps_its_answer() {
+        let setup = CheckSetup {
+            changes: 2,
+            change_mode: ChangeMode::Serialize,
+            requests: 0,
+            // Less than one search's share: no question is ever searched.
+            max_states: SEARCH_STATES - 1,
+            ..CheckSetup::plain(SmallGraph::parse("path:4").unwrap())
+        };
+        let mut model = <MutualExclusion as Watches<Rl>>::model(Default::default(), &setup);
+        model.renormalize = true;
+        // Node 0 holds the token; cutting 1 - 2 leaves 2 and 3 without it, reversing
+        // for ever while a change is still to come.
+        let cut = model
+            .step(
+                &model.initial(),
+                Step::Link {
+                    a: 1,
+                    b: 2,
+                    up: false,
+                },
+            )
+            .expect("a change from the quiet start");
+        assert!(!cut.quiet());
+        let mut reduced = cut.clone();
+        forget_dead_changes(&model, &mut reduced);
+        assert_eq!(reduced.changes_left, 1, "nothing searched, nothing proved");
+        let remembered = lock(model.answers()).len();
+        assert!(remembered >= 1, "the unanswered question is not remembered");
+        let mut again = cut;
+        forget_dead_changes(&model, &mut again);
+        assert_eq!(again, reduced);
+        assert_eq!(lock(model.answers()).len(), remembered);
+    }
 }

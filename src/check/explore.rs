@@ -43,7 +43,10 @@
 //!   two steps changes the stamps they make.
 //!
 //! The quotients ([`super::shift`], [`super::stamps`]) commute with every step, so the
-//! diamonds above hold between quotient states too. Symmetry reduction renames nodes,
+//! diamonds above hold between quotient states too; [`super::dead_messages`] acts only
+//! at the last change (dependent on every delivery, above), and
+//! [`super::dead_changes`] only with `serialize`, where a change is dependent on every
+//! step and each answer it gives is fixed at its first asking. Symmetry reduction renames nodes,
 //! which would rename the steps in a sleep set; the two are not combined (sleep sets are
 //! off under symmetry).
 //!

@@ -253,7 +253,7 @@ pub fn explore<P: Protocol>(
         (false, true, true) => Some("depth and state bounds"),
     };
     Exploration {
-        graph: StateGraph::from_parts(states, parent),
+        graph: StateGraph::from_parts(states, parent, !(sleeping && model.gaps)),
         generated,
         depth_reached,
         cut_by,

@@ -267,7 +267,6 @@ mod tests {
     use crate::check::graph::SmallGraph;
     use crate::family::{MutualExclusion, Watches};
     use crate::protocol::me_rl::Rl;
-    use stateright::Model as _;
 
     /// With the quota spent before a question is first asked, the question is
     /// remembered as unanswered: its answer (the budget kept) is then the same whenever

@@ -46,9 +46,9 @@
 //! diamonds above hold between quotient states too; [`super::dead_messages`] acts only
 //! at the last change (dependent on every delivery, above), and
 //! [`super::dead_changes`] only with `serialize`, where a change is dependent on every
-//! step and each answer it gives is fixed at its first asking. Symmetry reduction renames nodes,
-//! which would rename the steps in a sleep set; the two are not combined (sleep sets are
-//! off under symmetry).
+//! step and each answer it gives is fixed at its first asking. Symmetry reduction
+//! renames nodes, which would rename the steps in a sleep set; the two are not combined
+//! (sleep sets are off under symmetry).
 //!
 //! **With the gap abstraction** ([`super::gaps`]) a step may lead from one stored state
 //! to several, and two independent steps need not commute between abstract states; the

@@ -110,7 +110,8 @@ pub trait Steps<P: Protocol> {
     fn enabled(&self, state: &CheckState<P>, steps: &mut Vec<Step>);
     /// The state after `step`, unreduced; `None` if it is not enabled.
     fn after(&self, state: &CheckState<P>, step: Step) -> Option<CheckState<P>>;
-    /// Applies the quotients that rename no node (this one included).
+    /// Applies the quotients that rename no node (this one included), but never freezes
+    /// a part ([`super::cut_off`]): the question is whether that part can be quiet.
     fn reduce(&self, state: &mut CheckState<P>);
     /// The answers found so far in this check.
     fn answers(&self) -> &Answers<P>;

@@ -38,6 +38,14 @@
 //! - The last change is dependent on every delivery: it makes the messages on failed
 //!   links dead, and dropping them ([`super::dead_messages`]) may take the head of the
 //!   queue another delivery would take.
+//! - With parts cut off for good ([`super::cut_off`], mutual exclusion), the last
+//!   change records the components that hold no token then. A request or release at
+//!   another node moves a token, if at all, to a neighbour over a link the change
+//!   leaves up, so it changes no component's holding one, unless it loses, makes or
+//!   destroys a token: that is checked by taking it, and such a step is dependent on
+//!   the last change (deliveries are already, above). After it the record is fixed, and
+//!   freezing what it names commutes with every step (nothing outside a recorded part
+//!   reaches it, and a request inside one marks its node waiting in either order).
 //! - A protocol whose handlers read the event time ([`Protocol::READS_TIME`], leader
 //!   election, which stamps new levels with it) gets nothing independent: the order of
 //!   two steps changes the stamps they make.
@@ -132,6 +140,16 @@ fn independent<P: Protocol>(
         // ([`super::dead_messages`]) may take the head of any queue.
         _ if (link(x) || link(y)) && (delivery(x) || delivery(y)) && state.changes_left <= 1 => {
             false
+        }
+        // The last change records the parts cut off for good ([`super::cut_off`]):
+        // which they are depends on where the tokens are. A request or release elsewhere
+        // (deliveries are dependent above) commutes with it if it loses, makes and
+        // destroys no token, which is checked by taking it.
+        _ if (link(x) || link(y)) && state.changes_left <= 1 && model.cuts_off() => {
+            let other = if link(x) { y } else { x };
+            model
+                .step(state, other.clone())
+                .is_some_and(|after| model.cut_off.keeps_tokens(state, &after))
         }
         _ => true,
     }

@@ -77,6 +77,7 @@
 //! Not modelled: timers (no registered algorithm sets one), and per-hop interleavings of
 //! routed messages (a routed message is delivered in one step, see [`model`]).
 
+pub mod cut_off;
 pub mod dead_changes;
 pub mod dead_messages;
 pub mod explore;
@@ -142,6 +143,10 @@ pub struct CheckSetup {
     /// levels step by one): "holds" stays a proof, a violation is reported only if it
     /// replays on the real system.
     pub abstract_gaps: bool,
+    /// Whether parts no property reads once changes stop are frozen where the family
+    /// names them and renormalization is on ([`cut_off`]: mutual exclusion's
+    /// components that hold no token). Exact for every verdict.
+    pub cut_off: bool,
     /// Every execution (breadth-first), or random ones ([`random`]).
     pub strategy: Strategy,
 }
@@ -165,6 +170,7 @@ impl CheckSetup {
             renormalize: false,
             partial_order: false,
             abstract_gaps: false,
+            cut_off: false,
             strategy: Strategy::Exhaustive,
         }
     }
@@ -269,6 +275,8 @@ pub struct CheckReport {
     /// Whether wide gaps between levels were abstracted ([`gaps`]): `states` then counts
     /// abstract states, each standing for many.
     pub gaps_abstracted: bool,
+    /// Whether parts no property reads once changes stop were frozen ([`cut_off`]).
+    pub cut_off: bool,
     /// Whether the search was cut (`cut_by` is set); kept as its own field for readers
     /// of `check.json` written before `cut_by`.
     pub truncated: bool,
@@ -308,6 +316,7 @@ pub(crate) struct Explored {
     pub(crate) renormalized: Option<&'static str>,
     pub(crate) partial_order: bool,
     pub(crate) gaps_abstracted: bool,
+    pub(crate) cut_off: bool,
     pub(crate) cut_by: Option<&'static str>,
     pub(crate) strategy: String,
     pub(crate) seconds: f64,
@@ -342,6 +351,7 @@ impl CheckSetup {
             renormalized_what: explored.renormalized,
             partial_order: explored.partial_order,
             gaps_abstracted: explored.gaps_abstracted,
+            cut_off: explored.cut_off,
             truncated: explored.cut_by.is_some(),
             cut_by: explored.cut_by,
             strategy: explored.strategy,
@@ -365,6 +375,9 @@ pub fn run<P: Protocol>(
     let started = Instant::now();
     model.symmetry = setup.symmetry && symmetry::applies(&model.initial());
     model.renormalize = setup.renormalize && (shift::applies::<P>() || stamps::applies::<P>());
+    if !setup.cut_off {
+        model.cut_off = cut_off::CutOff::never();
+    }
     // Without a change no link fails and no height rises: nothing to abstract.
     model.gaps = setup.abstract_gaps
         && setup.changes > 0
@@ -417,6 +430,7 @@ pub fn run<P: Protocol>(
             renormalized: model.renormalize.then(quotient_text::<P>),
             partial_order: false,
             gaps_abstracted: false,
+            cut_off: model.cuts_off(),
             cut_by,
             strategy: "exhaustive".to_string(),
             seconds: started.elapsed().as_secs_f64(),
@@ -452,6 +466,7 @@ fn run_own<P: Protocol>(
             renormalized: model.renormalize.then(quotient_text::<P>),
             partial_order: setup.partial_order && !model.symmetry,
             gaps_abstracted: model.gaps,
+            cut_off: model.cuts_off(),
             cut_by: exploration.cut_by,
             strategy: "exhaustive".to_string(),
             seconds: started.elapsed().as_secs_f64(),
@@ -632,6 +647,7 @@ pub fn family_model<P: Protocol>(
         gaps: false,
         memory: model::MemoryBound::new(setup.max_memory),
         dead_changes: dead_changes::Answers::new(setup.max_states),
+        cut_off: cut_off::CutOff::never(),
     }
 }
 

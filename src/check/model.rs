@@ -108,6 +108,8 @@ pub struct ProtocolModel<P: Protocol> {
     pub memory: MemoryBound,
     /// Which components were found never quiet again ([`super::dead_changes`]).
     pub dead_changes: super::dead_changes::Answers<P>,
+    /// The family's parts cut off for good once changes stop ([`super::cut_off`]).
+    pub cut_off: super::cut_off::CutOff<P>,
 }
 
 /// A bound on the process's resident memory during a search. Once it is passed, no new
@@ -200,6 +202,12 @@ impl<P: Protocol> ProtocolModel<P> {
     /// Whether a routed message from `origin` can reach `dest` now.
     fn routable(state: &CheckState<P>, origin: NodeId, dest: NodeId) -> bool {
         origin == dest || state.graph().connected(origin, dest)
+    }
+
+    /// Whether parts cut off for good are frozen ([`super::cut_off`]): the family names
+    /// them and the exact quotients are on.
+    pub fn cuts_off(&self) -> bool {
+        self.renormalize && self.cut_off.applies()
     }
 
     /// Whether `state` is quiescent: nothing in flight and no change left.
@@ -313,6 +321,7 @@ impl<P: Protocol> ProtocolModel<P> {
             in_cs: NodeSet::default(),
             served: 0,
             tokens_lost: 0,
+            cut_off: None,
             clock: 1,
         };
         if P::STARTS {
@@ -387,7 +396,7 @@ impl<P: Protocol> ProtocolModel<P> {
     }
 
     /// Applies the quotients that rename no node ([`super::dead_changes`],
-    /// [`super::shift`], [`super::stamps`]) and the gap abstraction ([`super::gaps`]),
+    /// [`super::dead_messages`], [`super::cut_off`], [`super::shift`], [`super::stamps`]) and the gap abstraction ([`super::gaps`]),
     /// where they are on.
     pub fn quotient_without_renaming(&self, state: &mut CheckState<P>) {
         self.exact_quotients(state);
@@ -399,9 +408,25 @@ impl<P: Protocol> ProtocolModel<P> {
     /// Applies the exact quotients that rename no node: [`Self::quotient_without_renaming`]
     /// without the gap abstraction.
     pub fn exact_quotients(&self, state: &mut CheckState<P>) {
+        self.exact_quotients_of_every_part(state);
         if self.renormalize {
-            if super::dead_changes::applies::<P>(self.change_mode) {
+            self.cut_off.freeze(state);
+        }
+    }
+
+    /// [`Self::exact_quotients`] but for freezing the parts cut off for good
+    /// ([`super::cut_off`]): what [`super::dead_changes`] asks its questions with, since
+    /// they are about whether such a part can ever be quiet.
+    fn exact_quotients_of_every_part(&self, state: &mut CheckState<P>) {
+        if self.renormalize {
+            if super::dead_changes::applies::<P>(self.change_mode) && state.changes_left > 0 {
                 super::dead_changes::forget_dead_changes(self, state);
+                if state.changes_left == 0 && self.cut_off.applies() {
+                    // Parts are recorded only at the last change (a change with
+                    // `serialize` is dependent on every step, the record's moment
+                    // with it); a budget dropped here records none.
+                    state.cut_off = Some(super::sets::NodeSet::default());
+                }
             }
             super::dead_messages::drop_dead_messages(state);
             if super::shift::applies::<P>() {
@@ -500,7 +525,7 @@ impl<P: Protocol> super::dead_changes::Steps<P> for ProtocolModel<P> {
     }
 
     fn reduce(&self, state: &mut CheckState<P>) {
-        self.exact_quotients(state);
+        self.exact_quotients_of_every_part(state);
     }
 
     fn answers(&self) -> &super::dead_changes::Answers<P> {

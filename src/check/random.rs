@@ -97,6 +97,7 @@ pub fn run<P: Protocol>(
             renormalized: None,
             partial_order: false,
             gaps_abstracted: false,
+            cut_off: model.cuts_off(),
             cut_by: cut.then_some("depth bound"),
             strategy: format!("random: {run} of {executions} executions, seed {seed}"),
             seconds: started.elapsed().as_secs_f64(),

@@ -79,6 +79,9 @@ pub struct CheckState<P: Protocol> {
     pub served: u8,
     /// Tokens lost by being sent over a link that is down.
     pub tokens_lost: u32,
+    /// The nodes of the parts no property reads, recorded in the first state with no
+    /// change left ([`super::cut_off`]); `None` before, or if the family names none.
+    pub cut_off: Option<NodeSet>,
     /// The logical time: actions taken so far. Handlers get it as the event time (leader
     /// election stamps new reference levels with it), so time stamps increase along an
     /// execution as in the simulator. It is not part of the state's identity: two states
@@ -99,7 +102,7 @@ impl<P: Protocol> CheckState<P> {
         &Vec<(NodeId, NodeId, P::Msg)>,
         LinkSet,
         (u8, u8, u8, u32),
-        (NodeSet, NodeSet),
+        (NodeSet, NodeSet, Option<NodeSet>),
     ) {
         (
             &self.nodes,
@@ -112,7 +115,7 @@ impl<P: Protocol> CheckState<P> {
                 self.served,
                 self.tokens_lost,
             ),
-            (self.waiting, self.in_cs),
+            (self.waiting, self.in_cs, self.cut_off),
         )
     }
 }

@@ -72,6 +72,7 @@ impl<P: Protocol> CheckState<P> {
             in_cs: self.in_cs.iter().map(at).collect(),
             served: self.served,
             tokens_lost: self.tokens_lost,
+            cut_off: self.cut_off.map(|set| set.iter().map(at).collect()),
             clock: self.clock,
         })
     }

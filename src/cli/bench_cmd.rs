@@ -208,6 +208,7 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
         renormalize: false,
         partial_order,
         abstract_gaps: false,
+        cut_off: false,
         strategy: crate::check::Strategy::Exhaustive,
         connected: false,
     };

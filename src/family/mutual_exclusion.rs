@@ -13,7 +13,7 @@ use super::def::{
 };
 use crate::NodeId;
 use crate::check::model::{CheckProperty, CheckState, ProtocolModel, When};
-use crate::check::{CheckSetup, family_model};
+use crate::check::{CheckSetup, cut_off, family_model};
 use crate::observe::me::MeMonitor;
 use crate::observe::safety::SafetyLog;
 use crate::protocol::{Protocol, TokenView};
@@ -158,6 +158,8 @@ impl<P: Protocol + TokenView> Watches<P> for MutualExclusion {
         let tokens = P::tokens(&config);
         let mut model = family_model(config, setup, setup.requests, properties::<P>());
         model.tokens = tokens;
+        model.cut_off =
+            cut_off::CutOff::by(tokenless_parts::<P>, tokens_present::<P>, setup.graph.nodes);
         model
     }
 
@@ -250,30 +252,22 @@ fn properties<P: Protocol + TokenView>() -> Vec<CheckProperty<P>> {
 }
 
 /// A waiting node whose component holds a token: held by one of its nodes, or in
-/// flight to one and bound to arrive. A message on a link is delivered even if the
-/// link has broken since (`drain`); a routed message only while a path joins its origin
-/// and its destination, so one with no path belongs to no component (it waits in the
-/// network, and once changes stop it waits for good).
+/// flight to one and bound to arrive ([`cut_off::tokenless`]). A message on a link is
+/// delivered even if the link has broken since (`drain`); a routed message only while a
+/// path joins its origin and its destination, so one with no path belongs to no
+/// component (it waits in the network, and once changes stop it waits for good).
 fn waiting_with_a_token<P: Protocol + TokenView>(s: &CheckState<P>) -> Option<NodeId> {
-    use crate::protocol::Message as _;
-    let graph = s.graph();
-    let mut has_token = vec![false; s.nodes.len()];
-    for (v, node) in s.nodes.iter().enumerate() {
-        if node.tokens_held() > 0 {
-            has_token[graph.label(v as NodeId) as usize] = true;
-        }
-    }
-    for (_, to, m) in s.queues.iter() {
-        if m.carries_token() {
-            has_token[graph.label(to) as usize] = true;
-        }
-    }
-    for (origin, dest, m) in &s.routed {
-        if m.carries_token() && graph.connected(*origin, *dest) {
-            has_token[graph.label(*dest) as usize] = true;
-        }
-    }
-    s.waiting
-        .iter()
-        .find(|&w| has_token[graph.label(w) as usize])
+    let tokenless = cut_off::tokenless(s, |p: &P| p.tokens_held() > 0);
+    s.waiting.iter().find(|&w| !tokenless.contains(w))
+}
+
+/// Tokens held and in flight (the token count without the lost ones).
+fn tokens_present<P: Protocol + TokenView>(s: &CheckState<P>) -> u32 {
+    s.nodes.iter().map(TokenView::tokens_held).sum::<u32>() + s.tokens_in_flight()
+}
+
+/// Mutual exclusion's parts cut off for good ([`cut_off`]): the components that hold no
+/// token once changes stop.
+fn tokenless_parts<P: Protocol + TokenView>(s: &CheckState<P>) -> crate::check::sets::NodeSet {
+    cut_off::tokenless(s, |p: &P| p.tokens_held() > 0)
 }

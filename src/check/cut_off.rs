@@ -260,7 +260,7 @@ mod tests {
             s.queues
                 .iter()
                 .filter(|&(_, to, _)| to < 2)
-                .map(|(f, t, m)| (f, t, m.clone()))
+                .map(|(f, t, m)| (f, t, *m))
                 .collect::<Vec<_>>()
         };
         assert_eq!(live(&here), live(&real));

@@ -60,10 +60,10 @@ use std::sync::OnceLock;
 
 /// Which nodes' components no property reads once changes stop, as the family defines
 /// it; judged on a state with no change left.
-pub type Unread<P> = fn(&CheckState<P>) -> NodeSet;
+pub type Unread<P> = Box<dyn Fn(&CheckState<P>) -> NodeSet + Send + Sync>;
 
 /// The tokens held and in flight in a state, as the family counts them.
-pub type Tokens<P> = fn(&CheckState<P>) -> u32;
+pub type Tokens<P> = Box<dyn Fn(&CheckState<P>) -> u32 + Send + Sync>;
 
 /// A family's rule for parts cut off for good, and the fixed form of each node there.
 pub struct CutOff<P: Protocol> {
@@ -107,7 +107,7 @@ impl<P: Protocol> CutOff<P> {
     /// holding a token in any graph that keeps that link, so it commutes with the last
     /// change made elsewhere, record included ([`super::explore`]).
     pub fn keeps_tokens(&self, before: &CheckState<P>, after: &CheckState<P>) -> bool {
-        let Some(tokens) = self.tokens else {
+        let Some(tokens) = &self.tokens else {
             return true;
         };
         after.tokens_lost == before.tokens_lost && tokens(after) == tokens(before)
@@ -116,7 +116,7 @@ impl<P: Protocol> CutOff<P> {
     /// Records the parts no property reads, if no change remains and they are not
     /// recorded yet, and freezes the recorded parts (module docs).
     pub fn freeze(&self, state: &mut CheckState<P>) {
-        let Some(unread) = self.unread else {
+        let Some(unread) = &self.unread else {
             return;
         };
         if state.changes_left > 0 {

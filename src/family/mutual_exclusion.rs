@@ -158,8 +158,11 @@ impl<P: Protocol + TokenView> Watches<P> for MutualExclusion {
         let tokens = P::tokens(&config);
         let mut model = family_model(config, setup, setup.requests, properties::<P>());
         model.tokens = tokens;
-        model.cut_off =
-            cut_off::CutOff::by(tokenless_parts::<P>, tokens_present::<P>, setup.graph.nodes);
+        model.cut_off = cut_off::CutOff::by(
+            Box::new(tokenless_parts::<P>),
+            Box::new(tokens_present::<P>),
+            setup.graph.nodes,
+        );
         model
     }
 

@@ -46,6 +46,10 @@
 //! step on random executions by `tests/check_quotients.rs`, which also checks dropped
 //! budgets against a plain search for a quiet state).
 //!
+//! Once no change remains, **parts cut off for good** ([`cut_off`], exact) are frozen:
+//! mutual exclusion's components that hold no token, which no property reads again and
+//! whose nodes may reverse for ever, piling messages up.
+//!
 //! With changes overlapping traffic, two more reductions apply. **Dead messages**
 //! ([`dead_messages`], exact up to stuttering): once no change remains, a message on a
 //! failed link that its receiver can only ignore is dropped. The **level-gap

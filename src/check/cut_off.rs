@@ -25,8 +25,10 @@
 //! sends stays inside the part and is dropped.
 //!
 //! **Why it keeps every verdict.** After the last change the recorded part and the rest
-//! share no link: nothing the part does reaches another node (a message to a node that
-//! is not a neighbour is never queued), and nothing reaches it (the same). So every
+//! share no link: nothing the part does from then on reaches another node (a message to
+//! a node that is not a neighbour is never queued; what the part sent before, still in
+//! flight over a broken link, is kept and belongs to the rest), and nothing reaches it
+//! (the same). So every
 //! execution of the real system is an interleaving of an execution of the rest with one
 //! of the part, and the rest's executions are those of the quotient system, requests at
 //! recorded nodes included (each takes one from the budget and marks its node waiting,
@@ -37,6 +39,13 @@
 //! extends to a fair one of the whole by interleaving any fair execution of the part.
 //! So a stuck state or a fair cycle of bad states exists in one exactly when it does in
 //! the other ([`super::liveness`]).
+//!
+//! **What it assumes of the protocol**: a node gets a token only by receiving one, and
+//! enters its CS only holding one (RL and k-RL: a token count rises only in the token
+//! handler). A variant that broke this could make a token inside a frozen part, from a
+//! message the quotient dropped, and the token count would not see it. A request at a
+//! recorded node still runs its handler; if a token or the CS appears there, the state
+//! is left unfrozen, so the token count and the CS count judge it as it is.
 //!
 //! One judgement changes its meaning: *terminal* (no action enabled) now means nothing
 //! left to happen outside the recorded parts, where a real execution may still reverse
@@ -110,7 +119,11 @@ impl<P: Protocol> CutOff<P> {
         let Some(tokens) = &self.tokens else {
             return true;
         };
-        after.tokens_lost == before.tokens_lost && tokens(after) == tokens(before)
+        // A routed token (Raymond's) may leave the component: never independent.
+        let routed = |s: &CheckState<P>| s.routed.iter().filter(|m| m.2.carries_token()).count();
+        after.tokens_lost == before.tokens_lost
+            && tokens(after) == tokens(before)
+            && routed(after) == routed(before)
     }
 
     /// Records the parts no property reads, if no change remains and they are not
@@ -131,6 +144,12 @@ impl<P: Protocol> CutOff<P> {
             }
         };
         if frozen.is_empty() {
+            return;
+        }
+        if !frozen.iter().all(|v| unread(state).contains(v)) {
+            // A token or the CS appeared in a recorded part, which the protocol should
+            // never allow (module docs): leave the state as it is, for the properties to
+            // judge.
             return;
         }
         state
@@ -243,6 +262,23 @@ mod tests {
         expected.requests_left -= 1;
         expected.waiting.insert(3);
         assert_eq!(again, expected);
+    }
+
+    /// A token appearing in a recorded part (which RL never allows: here, planted in
+    /// flight to it) leaves the state unfrozen, for the token count to judge.
+    #[test]
+    fn a_token_in_a_recorded_part_stops_the_freezing() {
+        let (model, state) = ring_cut_in_two(true);
+        let mut planted = model.step(&state, Step::Request { node: 2 }).unwrap();
+        let height = planted.nodes[3].height();
+        planted
+            .queues
+            .push(3, 2, crate::protocol::me_rl::RlMsg::Token(height));
+        let before = planted.clone();
+        model.exact_quotients(&mut planted);
+        assert_eq!(planted.queues, before.queues, "nothing dropped");
+        assert_eq!(planted.nodes, before.nodes, "nothing reset");
+        assert_eq!(planted.cut_off, state.cut_off, "the record stays");
     }
 
     /// The part holding the token is never frozen: a request there is served as in the

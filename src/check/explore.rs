@@ -67,7 +67,9 @@
 //! on it were asleep, it was an earlier sibling independent of everything since, and
 //! moving it back there gives a path to `c` as short and earlier in that order. Follow
 //! such a path in the abstract search: which steps are enabled and which are independent
-//! depend on the queues, links, budgets and sets, never on levels, so the stored state
+//! depend on the queues, links, budgets and sets, never on levels (the one test that
+//! runs a handler, whether a request or release keeps the tokens, takes the same
+//! branches on `α(c)` as on `c`, as every step does, [`super::gaps`]), so the stored state
 //! `α(c)` has the same ones as `c`, and, by induction, its sleep set (the intersection of
 //! all it was reached with) is contained in the path's. So the next step is tried from
 //! it, `α` of the next real state is among that step's abstract successors

@@ -149,7 +149,8 @@ pub struct CheckSetup {
     pub abstract_gaps: bool,
     /// Whether parts no property reads once changes stop are frozen where the family
     /// names them and renormalization is on ([`cut_off`]: mutual exclusion's
-    /// components that hold no token). Exact for every verdict.
+    /// components that hold no token). Exact for every verdict, with "terminal" meaning
+    /// nothing left to happen outside the frozen parts.
     pub cut_off: bool,
     /// Every execution (breadth-first), or random ones ([`random`]).
     pub strategy: Strategy,

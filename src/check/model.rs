@@ -58,7 +58,8 @@ pub enum When {
     /// States with no message in flight and no topology change left.
     Quiescent,
     /// States where no action is enabled: every budget spent, nothing in flight, nobody
-    /// in the CS; "every request is eventually served", bounded by the budgets.
+    /// in the CS (outside parts cut off for good, which are frozen: [`super::cut_off`]);
+    /// "every request is eventually served", bounded by the budgets.
     Terminal,
     /// Every fair execution, infinite ones included: from some point on, no change
     /// happens and the judgement fails in every state ([`super::liveness`]). Judged in

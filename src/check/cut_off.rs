@@ -146,7 +146,8 @@ impl<P: Protocol> CutOff<P> {
         if frozen.is_empty() {
             return;
         }
-        if !frozen.iter().all(|v| unread(state).contains(v)) {
+        let unread_now = unread(state);
+        if !frozen.iter().all(|v| unread_now.contains(v)) {
             // A token or the CS appeared in a recorded part, which the protocol should
             // never allow (module docs): leave the state as it is, for the properties to
             // judge.

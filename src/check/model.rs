@@ -397,8 +397,8 @@ impl<P: Protocol> ProtocolModel<P> {
     }
 
     /// Applies the quotients that rename no node ([`super::dead_changes`],
-    /// [`super::dead_messages`], [`super::cut_off`], [`super::shift`], [`super::stamps`]) and the gap abstraction ([`super::gaps`]),
-    /// where they are on.
+    /// [`super::dead_messages`], [`super::shift`], [`super::stamps`], [`super::cut_off`])
+    /// and the gap abstraction ([`super::gaps`]), where they are on.
     pub fn quotient_without_renaming(&self, state: &mut CheckState<P>) {
         self.exact_quotients(state);
         if self.gaps {

@@ -260,7 +260,7 @@ fn properties<P: Protocol + TokenView>() -> Vec<CheckProperty<P>> {
 /// path joins its origin and its destination, so one with no path belongs to no
 /// component (it waits in the network, and once changes stop it waits for good).
 fn waiting_with_a_token<P: Protocol + TokenView>(s: &CheckState<P>) -> Option<NodeId> {
-    let tokenless = cut_off::tokenless(s, |p: &P| p.tokens_held() > 0);
+    let tokenless = tokenless_parts(s);
     s.waiting.iter().find(|&w| !tokenless.contains(w))
 }
 

@@ -224,7 +224,7 @@ fn every_state_the_exact_search_reaches_is_covered() {
         (0..graph.len() as u32).map(|i| graph.state(i)).collect();
     // The search with sleep sets may skip abstract states, never an abstracted real one
     // (linkrev::check::explore's module docs).
-    let with_sleep_sets = linkrev::check::explore::explore(&model, &s, true);
+    let with_sleep_sets = linkrev::check::explore::explore(&model, &s, true, false);
     assert!(with_sleep_sets.cut_by.is_none());
     let slept: HashSet<CheckState<Rl>> = (0..with_sleep_sets.graph.len() as u32)
         .map(|i| with_sleep_sets.graph.state(i))

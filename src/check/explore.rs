@@ -104,6 +104,10 @@ pub struct Exploration<P: Protocol> {
     pub violations: Vec<Option<u32>>,
     /// States expanded again with a smaller sleep set.
     pub reexpanded: usize,
+    /// States from which only a persistent set of steps was taken
+    /// ([`super::persistent`]); 0 when none was, and the search is then the one
+    /// without persistent sets.
+    pub reduced_states: usize,
 }
 
 /// The nodes whose state `step` writes.
@@ -158,15 +162,19 @@ fn independent<P: Protocol>(
 }
 
 /// Explores `model` breadth-first within `setup`'s bounds, with sleep sets when
-/// `partial_order` (and symmetry is off), judging every state.
+/// `partial_order` (and symmetry is off) and persistent sets after the environment when
+/// `persistent` ([`super::persistent`], where it applies), judging every state visited.
 pub fn explore<P: Protocol>(
     model: &ProtocolModel<P>,
     setup: &CheckSetup,
     partial_order: bool,
+    persistent: bool,
 ) -> Exploration<P> {
     // With the gap abstraction too (module docs: every abstracted real state is still
     // visited, though not every abstract one).
     let sleeping = partial_order && !model.symmetry;
+    let persistent = persistent && super::persistent::applies(model);
+    let mut reduced_states = 0usize;
     let properties = model.properties.len();
     let mut violations: Vec<Option<u32>> = vec![None; properties];
     let mut states = StateStore::default();
@@ -209,6 +217,48 @@ pub fn explore<P: Protocol>(
             reexpanded += 1;
         }
         expanded[i as usize] = true;
+        if persistent && super::persistent::after_environment(&state) {
+            // Persistent sets, without sleep sets ([`super::persistent`]); such a state
+            // is expanded once.
+            let chosen = super::persistent::choose(model, &state, &actions, |after| {
+                states.index_of(after).is_some_and(|j| expanded[j as usize])
+            });
+            reduced_states += usize::from(chosen.is_some());
+            let steps: Vec<(Step, Vec<CheckState<P>>)> = match chosen {
+                Some(steps) => steps,
+                None => actions
+                    .drain(..)
+                    .map(|a| {
+                        let after = model.successors(&state, &a);
+                        (a, after)
+                    })
+                    .collect(),
+            };
+            for (action, after) in steps {
+                if generated >= setup.max_states {
+                    cut_states = true;
+                    break 'search;
+                }
+                generated += 1;
+                for next in after {
+                    let (j, new) = states.insert(next);
+                    if new {
+                        if !model.memory.admits() {
+                            cut_memory = true;
+                            states.pop();
+                            break 'search;
+                        }
+                        parent.push(Some((i, action.clone())));
+                        depth.push(depth[i as usize] + 1);
+                        sleep.push(Vec::new());
+                        expanded.push(false);
+                        judge(j, &states.get(j), &mut violations);
+                        queue.push_back(j);
+                    }
+                }
+            }
+            continue;
+        }
         let asleep = sleep[i as usize].clone();
         let mut done_here: Vec<Step> = Vec::new();
         for action in actions.drain(..) {
@@ -232,6 +282,20 @@ pub fn explore<P: Protocol>(
             };
             done_here.push(action.clone());
             for next in model.successors(&state, &action) {
+                let next_sleep = if persistent {
+                    // A step that ends the environment's budgets is never asleep, so
+                    // every state where persistent sets begin is reached
+                    // ([`super::persistent`]).
+                    next_sleep
+                        .iter()
+                        .filter(|b| !super::persistent::ends_environment(&next, b))
+                        .cloned()
+                        .collect()
+                } else {
+                    next_sleep.clone()
+                };
+                // Persistent sets take over there, without sleep sets.
+                let next_tail = persistent && super::persistent::after_environment(&next);
                 let (j, new) = states.insert(next);
                 if new {
                     if !model.memory.admits() {
@@ -241,11 +305,11 @@ pub fn explore<P: Protocol>(
                     }
                     parent.push(Some((i, action.clone())));
                     depth.push(depth[i as usize] + 1);
-                    sleep.push(next_sleep.clone());
+                    sleep.push(next_sleep);
                     expanded.push(false);
                     judge(j, &states.get(j), &mut violations);
                     queue.push_back(j);
-                } else if sleeping {
+                } else if sleeping && !next_tail {
                     let old = &sleep[j as usize];
                     if old.iter().any(|b| !next_sleep.contains(b)) {
                         let kept: Vec<Step> = old
@@ -273,11 +337,16 @@ pub fn explore<P: Protocol>(
         (false, true, true) => Some("depth and state bounds"),
     };
     Exploration {
-        graph: StateGraph::from_parts(states, parent, !(sleeping && model.gaps)),
+        graph: StateGraph::from_parts(
+            states,
+            parent,
+            !(sleeping && model.gaps) && reduced_states == 0,
+        ),
         generated,
         depth_reached,
         cut_by,
         violations,
         reexpanded,
+        reduced_states,
     }
 }

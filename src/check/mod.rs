@@ -89,6 +89,7 @@ pub mod gaps;
 pub mod graph;
 pub mod liveness;
 pub mod model;
+pub mod persistent;
 pub mod random;
 pub mod scenario;
 pub mod sets;
@@ -142,6 +143,12 @@ pub struct CheckSetup {
     /// same verdicts, fewer transitions, and the same states (with the gap abstraction,
     /// every state a real one maps to).
     pub partial_order: bool,
+    /// Whether, once every change and request is spent, the single-threaded search takes
+    /// only a persistent set of each state's steps where one applies ([`persistent`]:
+    /// mutual exclusion by link reversal, changes overlapping traffic). Fewer states;
+    /// trusted only for *holds*: a reduced search that finds a violation is run again
+    /// without them, so that every violation reported is a shortest one.
+    pub persistent_sets: bool,
     /// Whether wide gaps between levels are abstracted where that is sound ([`gaps`]:
     /// one thread, renormalization on, changes overlapping traffic, a protocol whose
     /// levels step by one): "holds" stays a proof, a violation is reported only if it
@@ -174,6 +181,7 @@ impl CheckSetup {
             symmetry: false,
             renormalize: false,
             partial_order: false,
+            persistent_sets: false,
             abstract_gaps: false,
             cut_off: false,
             strategy: Strategy::Exhaustive,
@@ -277,6 +285,14 @@ pub struct CheckReport {
     /// Whether sleep sets pruned transitions ([`explore`]; the states are the same, or,
     /// with the gap abstraction, include every state a real one maps to).
     pub partial_order: bool,
+    /// Whether the verdicts come from a search that took only persistent sets of steps
+    /// from some states ([`persistent`]): `states` then counts the states of the reduced
+    /// graph. False when none applied, or when the reduced search was not trusted and the
+    /// search ran again without them (`searched_again`).
+    pub persistent_sets: bool,
+    /// Whether a search reduced by persistent sets found a violation, and the verdicts
+    /// are from the search run again without them (shortest violations).
+    pub searched_again: bool,
     /// Whether wide gaps between levels were abstracted ([`gaps`]): `states` then counts
     /// abstract states, each standing for many.
     pub gaps_abstracted: bool,
@@ -320,6 +336,8 @@ pub(crate) struct Explored {
     pub(crate) symmetry: bool,
     pub(crate) renormalized: Option<&'static str>,
     pub(crate) partial_order: bool,
+    pub(crate) persistent_sets: bool,
+    pub(crate) searched_again: bool,
     pub(crate) gaps_abstracted: bool,
     pub(crate) cut_off: bool,
     pub(crate) cut_by: Option<&'static str>,
@@ -355,6 +373,8 @@ impl CheckSetup {
             renormalized: explored.renormalized.is_some(),
             renormalized_what: explored.renormalized,
             partial_order: explored.partial_order,
+            persistent_sets: explored.persistent_sets,
+            searched_again: explored.searched_again,
             gaps_abstracted: explored.gaps_abstracted,
             cut_off: explored.cut_off,
             truncated: explored.cut_by.is_some(),
@@ -434,6 +454,8 @@ pub fn run<P: Protocol>(
             symmetry: model.symmetry,
             renormalized: model.renormalize.then(quotient_text::<P>),
             partial_order: false,
+            persistent_sets: false,
+            searched_again: false,
             gaps_abstracted: false,
             cut_off: model.cuts_off(),
             cut_by,
@@ -451,16 +473,32 @@ fn run_own<P: Protocol>(
     setup: &CheckSetup,
     started: Instant,
 ) -> CheckReport {
-    let exploration = explore::explore(&model, setup, setup.partial_order);
-    let found: Vec<Option<Vec<Step>>> = exploration
-        .violations
-        .iter()
-        .map(|v| v.map(|index| exploration.graph.stem(index)))
-        .collect();
-    // The liveness pass can use the stored states unless they are representatives of
-    // renamings (fairness names links by node ids).
-    let graph = (!model.symmetry).then_some(&exploration.graph);
-    let properties = outcomes(&model, setup, exploration.cut_by.is_some(), found, graph);
+    let judged = |exploration: &explore::Exploration<P>| {
+        let found: Vec<Option<Vec<Step>>> = exploration
+            .violations
+            .iter()
+            .map(|v| v.map(|index| exploration.graph.stem(index)))
+            .collect();
+        // The liveness pass can use the stored states unless they are representatives of
+        // renamings (fairness names links by node ids).
+        let graph = (!model.symmetry).then_some(&exploration.graph);
+        outcomes(&model, setup, exploration.cut_by.is_some(), found, graph)
+    };
+    let mut exploration =
+        explore::explore(&model, setup, setup.partial_order, setup.persistent_sets);
+    let mut properties = judged(&exploration);
+    // A search reduced by persistent sets is trusted only for "holds" ([`persistent`]).
+    let searched_again = exploration.reduced_states > 0
+        && properties.iter().any(|p| {
+            matches!(
+                p.verdict,
+                Verdict::Violated { .. } | Verdict::Unconfirmed { .. }
+            )
+        });
+    if searched_again {
+        exploration = explore::explore(&model, setup, setup.partial_order, false);
+        properties = judged(&exploration);
+    }
     setup.report(
         algorithm,
         Explored {
@@ -470,6 +508,8 @@ fn run_own<P: Protocol>(
             symmetry: model.symmetry,
             renormalized: model.renormalize.then(quotient_text::<P>),
             partial_order: setup.partial_order && !model.symmetry,
+            persistent_sets: exploration.reduced_states > 0,
+            searched_again,
             gaps_abstracted: model.gaps,
             cut_off: model.cuts_off(),
             cut_by: exploration.cut_by,

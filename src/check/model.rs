@@ -188,7 +188,14 @@ impl<P: Protocol> ProtocolModel<P> {
                         state.tokens_lost += 1;
                     }
                 }
-                Effect::SendRouted { to, msg } => state.push_routed(node, to, msg),
+                Effect::SendRouted { to, msg } => {
+                    // The persistent sets of [`super::explore`] rely on the declaration.
+                    assert!(
+                        P::SENDS_ROUTED,
+                        "a protocol declaring SENDS_ROUTED = false routed"
+                    );
+                    state.push_routed(node, to, msg);
+                }
                 Effect::EnterCs => {
                     state.waiting.remove(node);
                     state.in_cs.insert(node);

@@ -96,6 +96,8 @@ pub fn run<P: Protocol>(
             symmetry: false,
             renormalized: None,
             partial_order: false,
+            persistent_sets: false,
+            searched_again: false,
             gaps_abstracted: false,
             cut_off: model.cuts_off(),
             cut_by: cut.then_some("depth bound"),

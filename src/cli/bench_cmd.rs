@@ -207,6 +207,7 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
         symmetry: false,
         renormalize: false,
         partial_order,
+        persistent_sets: false,
         abstract_gaps: false,
         cut_off: false,
         strategy: crate::check::Strategy::Exhaustive,

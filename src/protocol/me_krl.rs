@@ -136,6 +136,7 @@ impl Protocol for Krl {
 
     /// No handler reads the event time.
     const READS_TIME: bool = false;
+    const SENDS_ROUTED: bool = false;
 
     fn height_floor(&self) -> Option<[i64; 2]> {
         self.0.height_floor()

@@ -698,6 +698,7 @@ impl Protocol for Rl {
 
     /// No handler reads the event time.
     const READS_TIME: bool = false;
+    const SENDS_ROUTED: bool = false;
 
     fn height_floor(&self) -> Option<[i64; 2]> {
         self.links

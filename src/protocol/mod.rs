@@ -409,6 +409,14 @@ pub trait Protocol: Clone + Debug + Hash + Eq + Send + Sync + Sized + 'static {
     /// the safe answer; a protocol whose handlers never read the time turns it off.
     const READS_TIME: bool = true;
 
+    /// Whether the handlers may send routed messages ([`Ctx::send_routed`]), which the
+    /// model checker delivers in one step to a node far away. Its persistent sets
+    /// ([`crate::check::explore`]) take a node with no message on a link into a chosen
+    /// set of nodes to be unable to disturb that set before it acts, which a routed
+    /// send breaks. On by default, the safe answer; a protocol that only ever sends to
+    /// neighbours turns it off.
+    const SENDS_ROUTED: bool = true;
+
     /// Whether the rules only ever compare heights and derive new ones from old by
     /// adding constants, so that they commute with *shifting*: adding one vector to the
     /// two numeric parts of every height a node keeps (its own, its views, any it

@@ -580,6 +580,9 @@ impl<const CHATTY: bool> Protocol for PlantedRl<CHATTY> {
     // checker's quotients and gap abstraction apply to it as to RL.
     const SHIFT_INVARIANT: bool = true;
     const LEVELS_STEP_BY_ONE: bool = true;
+    // RL sends to neighbours only: persistent sets apply, as to RL.
+    const READS_TIME: bool = false;
+    const SENDS_ROUTED: bool = false;
 
     fn height_floor(&self) -> Option<[i64; 2]> {
         self.0.height_floor()
@@ -712,6 +715,84 @@ fn a_bug_planted_in_rl_is_caught_by_a_shortest_execution() {
             v => panic!("{graph}: the planted bug is not caught: {v:?}"),
         };
         assert_eq!(length(&report), length(&exact), "{graph}");
+    }
+}
+
+/// Persistent sets alone ([`PersistentSets::Always`]) catch both planted bugs, each by a
+/// real execution: the stranded request in a terminal state, and the livelock as a fair
+/// cycle that returns to the state where it starts, the request waiting all along.
+/// Taken once the change (for the first) and the request are spent, from states where
+/// they prune.
+#[test]
+fn persistent_sets_alone_catch_both_planted_bugs() {
+    use linkrev::check::PersistentSets;
+    fn caught<P>(
+        algorithm: &linkrev::registry::AlgorithmDef,
+        (graph, changes): (&str, u8),
+        property: &str,
+    ) where
+        P: Protocol + TokenView,
+        MutualExclusion: Watches<P>,
+    {
+        let mut s = setup(SmallGraph::parse(graph).unwrap(), changes, 1, 100);
+        s.change_mode = ChangeMode::Overlap;
+        s.symmetry = false;
+        s.cut_off = true;
+        s.abstract_gaps = true;
+        s.persistent_sets = PersistentSets::Always;
+        let report = algorithm.check(&algorithm.default_params(), &s);
+        assert!(report.persistent_sets, "{graph}: {report:?}");
+        let Verdict::Violated { path, detail, .. } = verdict(&report, property) else {
+            panic!("{graph}: {property} not caught: {report:?}");
+        };
+        // The same bug without persistent sets, by a shortest execution.
+        s.persistent_sets = PersistentSets::Off;
+        let full = algorithm.check(&algorithm.default_params(), &s);
+        let Verdict::Violated { path: shortest, .. } = verdict(&full, property) else {
+            panic!("{graph}: {property} not caught without persistent sets");
+        };
+        assert!(shortest.len() <= path.len(), "{graph}");
+        // Replayed on the real system: every step enabled, ending bad.
+        let mut model = <MutualExclusion as Watches<P>>::model(Default::default(), &s);
+        model.renormalize = true;
+        let index = model
+            .properties
+            .iter()
+            .position(|p| p.name == property)
+            .unwrap();
+        if detail.contains("repeat for ever") {
+            let stem: usize = detail
+                .split_whitespace()
+                .nth(1)
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{detail}"));
+            let lasso = linkrev::check::liveness::Lasso {
+                path: path.clone(),
+                stem,
+                detail: String::new(),
+            };
+            assert!(
+                linkrev::check::liveness::replays(&model, &lasso, index),
+                "{graph}: the cycle is not a real fair one"
+            );
+        } else {
+            let last = model.replay_exactly(path).expect("every step enabled");
+            assert!(model.terminal(&last), "{graph}");
+            assert!(model.judge(index, &last).is_err(), "{graph}: {detail}");
+        }
+    }
+    let forgetful = linkrev::registry::mutual_exclusion::<ForgetfulRl>(
+        "me-rl-forgetful",
+        "RL whose nodes forget to forward a queued request (a planted bug)",
+    );
+    let chatty = linkrev::registry::mutual_exclusion::<ChattyForgetfulRl>(
+        "me-rl-chatty-forgetful",
+        "RL whose nodes echo every LinkInfo and forget queued requests (a planted bug)",
+    );
+    for graph in ["path:4", "ring:4"] {
+        caught::<ForgetfulRl>(&forgetful, (graph, 1), "requests_served");
+        // The echoes never stop: with a change as well, the search does not close.
+        caught::<ChattyForgetfulRl>(&chatty, (graph, 0), "requests_eventually_served");
     }
 }
 

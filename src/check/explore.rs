@@ -78,6 +78,13 @@
 //! *holds* needs; abstract states that stand for no reachable real state may be skipped,
 //! so the state counts can differ from the search without sleep sets, and the liveness
 //! pass leaves out moves to states the search did not visit (no real move leads there).
+//!
+//! **Persistent sets** ([`super::persistent`], when asked for and where they apply)
+//! take over in the states where every change and request is spent: from those, only a
+//! persistent set of steps is taken, without sleep sets, and each is expanded once. A
+//! step that spends the last of the budgets is then never left asleep, so every state
+//! where they take over is reached; the graph is no longer closed under every move, and
+//! the liveness pass keeps to the states visited.
 
 use super::CheckSetup;
 use super::liveness::StateGraph;
@@ -161,6 +168,48 @@ fn independent<P: Protocol>(
     }
 }
 
+/// The states a search has visited, with what it keeps per state (by index).
+struct Visited<P: Protocol> {
+    states: StateStore<P>,
+    /// How each state was first reached.
+    parent: Vec<Option<(u32, Step)>>,
+    /// Actions from the start on that first path.
+    depth: Vec<u32>,
+    /// Its sleep set: the intersection of all it was reached with.
+    sleep: Vec<Vec<Step>>,
+    /// Whether it was expanded.
+    expanded: Vec<bool>,
+    /// States to expand, in breadth-first order.
+    queue: VecDeque<u32>,
+}
+
+impl<P: Protocol> Visited<P> {
+    /// Stores `next`, reached from state `from` by `step` with sleep set `sleep`, and
+    /// queues it if it is new: its index and whether it is new, or `None` if it is new
+    /// and the memory bound admits no new state.
+    fn admit(
+        &mut self,
+        model: &ProtocolModel<P>,
+        next: CheckState<P>,
+        (from, step): (u32, &Step),
+        sleep: Vec<Step>,
+    ) -> Option<(u32, bool)> {
+        let (j, new) = self.states.insert(next);
+        if new {
+            if !model.memory.admits() {
+                self.states.pop();
+                return None;
+            }
+            self.parent.push(Some((from, step.clone())));
+            self.depth.push(self.depth[from as usize] + 1);
+            self.sleep.push(sleep);
+            self.expanded.push(false);
+            self.queue.push_back(j);
+        }
+        Some((j, new))
+    }
+}
+
 /// Explores `model` breadth-first within `setup`'s bounds, with sleep sets when
 /// `partial_order` (and symmetry is off) and persistent sets after the environment when
 /// `persistent` ([`super::persistent`], where it applies), judging every state visited.
@@ -177,12 +226,6 @@ pub fn explore<P: Protocol>(
     let mut reduced_states = 0usize;
     let properties = model.properties.len();
     let mut violations: Vec<Option<u32>> = vec![None; properties];
-    let mut states = StateStore::default();
-    let mut parent: Vec<Option<(u32, Step)>> = Vec::new();
-    let mut depth: Vec<u32> = Vec::new();
-    let mut sleep: Vec<Vec<Step>> = Vec::new();
-    let mut expanded: Vec<bool> = Vec::new();
-    let mut queue: VecDeque<u32> = VecDeque::new();
     let judge = |index: u32, state: &CheckState<P>, violations: &mut Vec<Option<u32>>| {
         for p in model.violated_by(state, |p| violations[p].is_none()) {
             violations[p] = Some(index);
@@ -190,38 +233,44 @@ pub fn explore<P: Protocol>(
     };
     let start = model.init_states().pop().expect("one initial state");
     judge(0, &start, &mut violations);
-    states.insert(start);
-    parent.push(None);
-    depth.push(0);
-    sleep.push(Vec::new());
-    expanded.push(false);
-    queue.push_back(0);
+    let mut visited = Visited {
+        states: StateStore::default(),
+        parent: vec![None],
+        depth: vec![0],
+        sleep: vec![Vec::new()],
+        expanded: vec![false],
+        queue: VecDeque::from([0]),
+    };
+    visited.states.insert(start);
     let (mut generated, mut reexpanded) = (0usize, 0usize);
     let (mut cut_depth, mut cut_states, mut cut_memory) = (false, false, false);
     let mut actions = Vec::new();
     let mut all_violated = false;
-    'search: while let Some(i) = queue.pop_front() {
+    'search: while let Some(i) = visited.queue.pop_front() {
         if violations.iter().all(Option::is_some) {
             // Nothing left to learn: every verdict is a violation, each a shortest one.
             all_violated = true;
             break;
         }
-        let state = states.get(i);
+        let state = visited.states.get(i);
         actions.clear();
         model.actions(&state, &mut actions);
-        if depth[i as usize] as usize >= setup.max_depth {
+        if visited.depth[i as usize] as usize >= setup.max_depth {
             cut_depth |= !actions.is_empty();
             continue;
         }
-        if expanded[i as usize] {
+        if visited.expanded[i as usize] {
             reexpanded += 1;
         }
-        expanded[i as usize] = true;
+        visited.expanded[i as usize] = true;
         if persistent && super::persistent::after_environment(&state) {
             // Persistent sets, without sleep sets ([`super::persistent`]); such a state
             // is expanded once.
             let chosen = super::persistent::choose(model, &state, &actions, |after| {
-                states.index_of(after).is_some_and(|j| expanded[j as usize])
+                visited
+                    .states
+                    .index_of(after)
+                    .is_some_and(|j| visited.expanded[j as usize])
             });
             reduced_states += usize::from(chosen.is_some());
             let steps: Vec<(Step, Vec<CheckState<P>>)> = match chosen {
@@ -241,25 +290,19 @@ pub fn explore<P: Protocol>(
                 }
                 generated += 1;
                 for next in after {
-                    let (j, new) = states.insert(next);
-                    if new {
-                        if !model.memory.admits() {
+                    match visited.admit(model, next, (i, &action), Vec::new()) {
+                        None => {
                             cut_memory = true;
-                            states.pop();
                             break 'search;
                         }
-                        parent.push(Some((i, action.clone())));
-                        depth.push(depth[i as usize] + 1);
-                        sleep.push(Vec::new());
-                        expanded.push(false);
-                        judge(j, &states.get(j), &mut violations);
-                        queue.push_back(j);
+                        Some((j, true)) => judge(j, &visited.states.get(j), &mut violations),
+                        Some(_) => {}
                     }
                 }
             }
             continue;
         }
-        let asleep = sleep[i as usize].clone();
+        let asleep = visited.sleep[i as usize].clone();
         let mut done_here: Vec<Step> = Vec::new();
         for action in actions.drain(..) {
             if asleep.contains(&action) {
@@ -282,7 +325,7 @@ pub fn explore<P: Protocol>(
             };
             done_here.push(action.clone());
             for next in model.successors(&state, &action) {
-                let next_sleep = if persistent {
+                let next_sleep: Vec<Step> = if persistent {
                     // A step that ends the environment's budgets is never asleep, so
                     // every state where persistent sets begin is reached
                     // ([`super::persistent`]).
@@ -296,38 +339,34 @@ pub fn explore<P: Protocol>(
                 };
                 // Persistent sets take over there, without sleep sets.
                 let next_tail = persistent && super::persistent::after_environment(&next);
-                let (j, new) = states.insert(next);
+                let Some((j, new)) = visited.admit(model, next, (i, &action), next_sleep.clone())
+                else {
+                    cut_memory = true;
+                    break 'search;
+                };
                 if new {
-                    if !model.memory.admits() {
-                        cut_memory = true;
-                        states.pop();
-                        break 'search;
-                    }
-                    parent.push(Some((i, action.clone())));
-                    depth.push(depth[i as usize] + 1);
-                    sleep.push(next_sleep);
-                    expanded.push(false);
-                    judge(j, &states.get(j), &mut violations);
-                    queue.push_back(j);
+                    judge(j, &visited.states.get(j), &mut violations);
                 } else if sleeping && !next_tail {
-                    let old = &sleep[j as usize];
+                    let old = &visited.sleep[j as usize];
                     if old.iter().any(|b| !next_sleep.contains(b)) {
                         let kept: Vec<Step> = old
                             .iter()
                             .filter(|b| next_sleep.contains(b))
                             .cloned()
                             .collect();
-                        sleep[j as usize] = kept;
-                        if expanded[j as usize] && (depth[j as usize] as usize) < setup.max_depth {
+                        visited.sleep[j as usize] = kept;
+                        if visited.expanded[j as usize]
+                            && (visited.depth[j as usize] as usize) < setup.max_depth
+                        {
                             // Steps it slept through must now be taken from it.
-                            queue.push_back(j);
+                            visited.queue.push_back(j);
                         }
                     }
                 }
             }
         }
     }
-    let depth_reached = depth.iter().copied().max().unwrap_or(0) as usize;
+    let depth_reached = visited.depth.iter().copied().max().unwrap_or(0) as usize;
     let cut_by = match (cut_memory, cut_depth, cut_states) {
         _ if all_violated => Some(super::EVERY_PROPERTY_VIOLATED),
         (true, ..) => Some("memory bound"),
@@ -338,8 +377,8 @@ pub fn explore<P: Protocol>(
     };
     Exploration {
         graph: StateGraph::from_parts(
-            states,
-            parent,
+            visited.states,
+            visited.parent,
             !(sleeping && model.gaps) && reduced_states == 0,
         ),
         generated,

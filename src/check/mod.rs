@@ -143,12 +143,10 @@ pub struct CheckSetup {
     /// same verdicts, fewer transitions, and the same states (with the gap abstraction,
     /// every state a real one maps to).
     pub partial_order: bool,
-    /// Whether, once every change and request is spent, the single-threaded search takes
-    /// only a persistent set of each state's steps where one applies ([`persistent`]:
-    /// mutual exclusion by link reversal, changes overlapping traffic). Fewer states;
-    /// trusted only for *holds*: a reduced search that finds a violation is run again
-    /// without them, so that every violation reported is a shortest one.
-    pub persistent_sets: bool,
+    /// When the single-threaded search takes persistent sets once every change and
+    /// request is spent, where they apply ([`persistent`]: mutual exclusion by link
+    /// reversal, changes overlapping traffic).
+    pub persistent_sets: PersistentSets,
     /// Whether wide gaps between levels are abstracted where that is sound ([`gaps`]:
     /// one thread, renormalization on, changes overlapping traffic, a protocol whose
     /// levels step by one): "holds" stays a proof, a violation is reported only if it
@@ -181,12 +179,28 @@ impl CheckSetup {
             symmetry: false,
             renormalize: false,
             partial_order: false,
-            persistent_sets: false,
+            persistent_sets: PersistentSets::Off,
             abstract_gaps: false,
             cut_off: false,
             strategy: Strategy::Exhaustive,
         }
     }
+}
+
+/// When persistent sets are used ([`persistent`]). They reach fewer states than sleep
+/// sets alone, but may generate more transitions (sleep sets are off where they are
+/// on), and a violation they find is the shortest of the reduced graph, not
+/// necessarily of the system: so by default they are a second try.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PersistentSets {
+    /// Never.
+    Off,
+    /// In a second search, when the first (sleep sets alone) was cut by its state or
+    /// depth bound with some verdict unknown; its verdicts are taken only if it closes,
+    /// and never over a violation the first found.
+    WhenCut,
+    /// In the only search.
+    Always,
 }
 
 /// How the executions of a model are explored.
@@ -285,14 +299,14 @@ pub struct CheckReport {
     /// Whether sleep sets pruned transitions ([`explore`]; the states are the same, or,
     /// with the gap abstraction, include every state a real one maps to).
     pub partial_order: bool,
-    /// Whether the verdicts come from a search that took only persistent sets of steps
-    /// from some states ([`persistent`]): `states` then counts the states of the reduced
-    /// graph. False when none applied, or when the reduced search was not trusted and the
-    /// search ran again without them (`searched_again`).
+    /// Whether the states counted and the verdicts not violated come from a search that
+    /// took persistent sets from some states ([`persistent`]).
     pub persistent_sets: bool,
-    /// Whether a search reduced by persistent sets found a violation, and the verdicts
-    /// are from the search run again without them (shortest violations).
-    pub searched_again: bool,
+    /// When the first search (sleep sets alone) was cut by its budget and a second one
+    /// with persistent sets ([`persistent`]) closed: the transitions the first
+    /// generated. `states`, `states_generated` and `depth_reached` are then the second
+    /// search's, and so is every verdict but the first's violations.
+    pub persistent_after: Option<usize>,
     /// Whether wide gaps between levels were abstracted ([`gaps`]): `states` then counts
     /// abstract states, each standing for many.
     pub gaps_abstracted: bool,
@@ -337,7 +351,7 @@ pub(crate) struct Explored {
     pub(crate) renormalized: Option<&'static str>,
     pub(crate) partial_order: bool,
     pub(crate) persistent_sets: bool,
-    pub(crate) searched_again: bool,
+    pub(crate) persistent_after: Option<usize>,
     pub(crate) gaps_abstracted: bool,
     pub(crate) cut_off: bool,
     pub(crate) cut_by: Option<&'static str>,
@@ -374,7 +388,7 @@ impl CheckSetup {
             renormalized_what: explored.renormalized,
             partial_order: explored.partial_order,
             persistent_sets: explored.persistent_sets,
-            searched_again: explored.searched_again,
+            persistent_after: explored.persistent_after,
             gaps_abstracted: explored.gaps_abstracted,
             cut_off: explored.cut_off,
             truncated: explored.cut_by.is_some(),
@@ -455,7 +469,7 @@ pub fn run<P: Protocol>(
             renormalized: model.renormalize.then(quotient_text::<P>),
             partial_order: false,
             persistent_sets: false,
-            searched_again: false,
+            persistent_after: None,
             gaps_abstracted: false,
             cut_off: model.cuts_off(),
             cut_by,
@@ -484,35 +498,60 @@ fn run_own<P: Protocol>(
         let graph = (!model.symmetry).then_some(&exploration.graph);
         outcomes(&model, setup, exploration.cut_by.is_some(), found, graph)
     };
-    let mut exploration =
-        explore::explore(&model, setup, setup.partial_order, setup.persistent_sets);
-    let mut properties = judged(&exploration);
-    // A search reduced by persistent sets is trusted only for "holds" ([`persistent`]).
-    let searched_again = exploration.reduced_states > 0
-        && properties.iter().any(|p| {
-            matches!(
-                p.verdict,
-                Verdict::Violated { .. } | Verdict::Unconfirmed { .. }
-            )
-        });
-    if searched_again {
-        exploration = explore::explore(&model, setup, setup.partial_order, false);
-        properties = judged(&exploration);
+    let always = setup.persistent_sets == PersistentSets::Always;
+    let first = explore::explore(&model, setup, setup.partial_order, always);
+    let persistent_sets = first.reduced_states > 0;
+    let mut properties = judged(&first);
+    // What the report says of the search whose states it counts.
+    let mut searched = (
+        first.graph.len(),
+        first.generated,
+        first.depth_reached,
+        first.cut_by,
+    );
+    // A search cut by its budget is tried again with persistent sets ([`persistent`]),
+    // which reach fewer states; its verdicts are taken only if it closes, and never
+    // over a violation the first search found (each of those a shortest one).
+    let try_again = setup.persistent_sets == PersistentSets::WhenCut
+        && persistent::applies(&model)
+        && matches!(first.cut_by, Some(cut) if cut != "memory bound")
+        && properties
+            .iter()
+            .any(|p| matches!(p.verdict, Verdict::Unknown));
+    drop(first);
+    let mut persistent_after = None;
+    if try_again {
+        let second = explore::explore(&model, setup, setup.partial_order, true);
+        if second.cut_by.is_none() {
+            for (kept, found) in properties.iter_mut().zip(judged(&second)) {
+                if matches!(kept.verdict, Verdict::Unknown) {
+                    *kept = found;
+                }
+            }
+            persistent_after = Some(searched.1);
+            searched = (
+                second.graph.len(),
+                second.generated,
+                second.depth_reached,
+                None,
+            );
+        }
     }
+    let (states, states_generated, depth_reached, cut_by) = searched;
     setup.report(
         algorithm,
         Explored {
-            states: exploration.graph.len(),
-            states_generated: exploration.generated,
-            depth_reached: exploration.depth_reached,
+            states,
+            states_generated,
+            depth_reached,
             symmetry: model.symmetry,
             renormalized: model.renormalize.then(quotient_text::<P>),
             partial_order: setup.partial_order && !model.symmetry,
-            persistent_sets: exploration.reduced_states > 0,
-            searched_again,
+            persistent_sets: persistent_sets || persistent_after.is_some(),
+            persistent_after,
             gaps_abstracted: model.gaps,
             cut_off: model.cuts_off(),
-            cut_by: exploration.cut_by,
+            cut_by,
             strategy: "exhaustive".to_string(),
             seconds: started.elapsed().as_secs_f64(),
         },

@@ -97,7 +97,7 @@ pub fn run<P: Protocol>(
             renormalized: None,
             partial_order: false,
             persistent_sets: false,
-            searched_again: false,
+            persistent_after: None,
             gaps_abstracted: false,
             cut_off: model.cuts_off(),
             cut_by: cut.then_some("depth bound"),

@@ -207,7 +207,7 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
         symmetry: false,
         renormalize: false,
         partial_order,
-        persistent_sets: false,
+        persistent_sets: crate::check::PersistentSets::Off,
         abstract_gaps: false,
         cut_off: false,
         strategy: crate::check::Strategy::Exhaustive,

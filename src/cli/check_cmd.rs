@@ -4,7 +4,7 @@ use super::Outcome;
 use super::run_cmd::algorithm_params;
 use crate::check::graph::{SmallGraph, labelled_connected_graphs};
 use crate::check::scenario::Scenario;
-use crate::check::{CheckReport, CheckSetup, Strategy, Verdict};
+use crate::check::{CheckReport, CheckSetup, PersistentSets, Strategy, Verdict};
 use crate::input::InputError;
 use crate::output::write_atomically;
 use crate::protocol::AlgoParams;
@@ -87,14 +87,15 @@ pub struct CheckArgs {
     /// generated, which is what --max-states counts. Off under symmetry reduction.
     #[arg(long = "partial-order", value_enum, default_value_t = OnOff::On)]
     pub partial_order: OnOff,
-    /// Persistent sets once every change and request is spent (me-rl, me-krl, changes
-    /// overlapping traffic, one thread): from each state only the steps of a set of
-    /// nodes no other step can disturb are taken, when they change no property's
-    /// judgement. Fewer states, the same verdicts. When the reduced search finds a
-    /// violation, the search runs again without them, so that the violation reported is
-    /// a shortest one, and the report says so.
-    #[arg(long = "persistent-sets", value_enum, default_value_t = OnOff::On)]
-    pub persistent_sets: OnOff,
+    /// A second try with persistent sets when the search is cut by --max-states or
+    /// --max-depth (me-rl, me-krl, changes overlapping traffic, one thread): once every
+    /// change and request is spent, only the steps of a set of nodes that no other step
+    /// can disturb are taken from a state, when they change no property's judgement.
+    /// Fewer states; the budget applies to each search, and the second's verdicts are
+    /// taken only if it closes. `always`: the only search (a violation it finds is the
+    /// shortest in the reduced graph, not necessarily overall); `off`: never.
+    #[arg(long = "persistent-sets", value_enum, default_value_t = PersistentArg::WhenCut)]
+    pub persistent_sets: PersistentArg,
     /// Level-gap abstraction (me-rl, me-krl, gb-full, gb-partial, with changes that
     /// overlap traffic and one thread): two runs of heights at least 2 levels apart are
     /// explored once whatever the distance, which closes the searches where a token or
@@ -152,6 +153,27 @@ pub enum StrategyArg {
     Random,
 }
 
+/// When persistent sets are used ([`PersistentSets`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PersistentArg {
+    /// Never.
+    Off,
+    /// In a second search, when the first is cut by its budget.
+    WhenCut,
+    /// In the only search.
+    Always,
+}
+
+impl From<PersistentArg> for PersistentSets {
+    fn from(arg: PersistentArg) -> Self {
+        match arg {
+            PersistentArg::Off => PersistentSets::Off,
+            PersistentArg::WhenCut => PersistentSets::WhenCut,
+            PersistentArg::Always => PersistentSets::Always,
+        }
+    }
+}
+
 /// A switch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum OnOff {
@@ -206,7 +228,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         symmetry: args.symmetry == OnOff::On,
         renormalize: args.renormalize == OnOff::On,
         partial_order: args.partial_order == OnOff::On,
-        persistent_sets: args.persistent_sets == OnOff::On,
+        persistent_sets: args.persistent_sets.into(),
         abstract_gaps: args.abstract_gaps == OnOff::On,
         cut_off: args.cut_off == OnOff::On,
         strategy: match args.strategy {
@@ -302,15 +324,18 @@ fn print_report(report: &CheckReport) -> anyhow::Result<()> {
             (false, _) => "off",
         }
     );
-    if report.persistent_sets {
+    if report.persistent_sets && report.persistent_after.is_none() {
         outln!(
             "persistent     on: once changes and requests are spent, only steps no other can \
-             disturb and no property sees (fewer states; trusted for holds only)"
+             disturb and no property sees (fewer states; a violation is the reduced \
+             graph's shortest)"
         );
-    } else if report.searched_again {
+    }
+    if let Some(first) = report.persistent_after {
         outln!(
-            "persistent     searched again without: the reduced search found a violation, \
-             which is reported from the full search (a shortest one)"
+            "persistent     on: the search with sleep sets alone was cut at {first} \
+             transitions; the counts above are of the second, with persistent sets once \
+             changes and requests are spent (fewer states), which closed"
         );
     }
     if report.cut_off {
@@ -480,7 +505,7 @@ fn table(args: &CheckArgs) -> anyhow::Result<String> {
                 symmetry: args.symmetry == OnOff::On,
                 renormalize: args.renormalize == OnOff::On,
                 partial_order: args.partial_order == OnOff::On,
-                persistent_sets: args.persistent_sets == OnOff::On,
+                persistent_sets: args.persistent_sets.into(),
                 abstract_gaps: args.abstract_gaps == OnOff::On,
                 cut_off: args.cut_off == OnOff::On,
                 strategy: Strategy::Exhaustive,
@@ -533,6 +558,15 @@ fn table(args: &CheckArgs) -> anyhow::Result<String> {
             "every algorithm from its default parameters".to_string(),
         ),
     };
+    let (reduced, each) = match args.persistent_sets {
+        PersistentArg::WhenCut => (
+            "; where a search cut by the budget was tried again with persistent sets, in that \
+             search's reduced graph",
+            " in each search",
+        ),
+        PersistentArg::Always => ("; in the reduced graph of persistent sets", ""),
+        PersistentArg::Off => ("", ""),
+    };
     let mut out = String::new();
     out.push_str(&format!(
         "Checked by `linkrev check --table{selection} --max-depth {} --max-states {}`: {who} \
@@ -542,11 +576,11 @@ fn table(args: &CheckArgs) -> anyhow::Result<String> {
          exclusion, executions of up to {} actions. Changes come one at a time (`serialize`: \
          only while no message is in flight, leader election's assumption) or overlap traffic \
          (`overlap`, mutual exclusion's and routing's default). *holds*: no violation in the \
-         whole state space (up to symmetry and renormalization), every fair execution included \
-         for the `eventually` properties; *unknown*: none within the bounds (depth, or {} states \
-         generated), but the search was cut; *violated*: the shortest execution found (for a \
-         liveness violation, the shortest stem). Symmetry reduction applied to: {} (the others \
-         compare node ids).\n\n",
+         whole state space (up to symmetry and renormalization{reduced}), every fair execution \
+         included for the `eventually` properties; *unknown*: none within the bounds (depth, \
+         or {} states generated{each}), but the search was cut; *violated*: the shortest \
+         execution found (for a liveness violation, the shortest stem). Symmetry reduction \
+         applied to: {} (the others compare node ids).\n\n",
         args.max_depth,
         args.max_states,
         graphs.len() - 2,

@@ -1,7 +1,8 @@
 //! Persistent sets ([`linkrev::check::persistent`]) reach fewer states and keep every
 //! verdict: on every configuration small enough for the full search (the 38 labelled
-//! connected 4-node graphs with one overlapping change, and a sample with two) the
-//! search that takes them from the start gives the verdicts of the search without them;
+//! connected 4-node graphs with one overlapping change and one request, and a sample
+//! with two, where the full search closes within 60,000 transitions) the search that
+//! takes them from the start gives the verdicts of the search without them;
 //! and a search cut by its budget is tried again with them, whose verdicts are taken
 //! only if it closes.
 

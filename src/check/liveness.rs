@@ -370,12 +370,14 @@ fn fair_cycle<P: Protocol>(
         })
         .collect();
     // Per owed action: an edge of the component taking it, or a state not enabling it.
+    // In the component's order, not the map's (which changes from run to run): the
+    // same cycle on every run.
     let mut taken: BTreeMap<String, (u32, Step, u32)> = BTreeMap::new();
-    for (&v, moves) in &edges {
-        for (step, to) in moves {
+    for v in component {
+        for (step, to) in &edges[v] {
             taken
                 .entry(format!("{step:?}"))
-                .or_insert((v, step.clone(), *to));
+                .or_insert((*v, step.clone(), *to));
         }
     }
     let mut enabled_somewhere: BTreeMap<String, Step> = BTreeMap::new();

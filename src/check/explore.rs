@@ -184,15 +184,15 @@ struct Visited<P: Protocol> {
 }
 
 impl<P: Protocol> Visited<P> {
-    /// Stores `next`, reached from state `from` by `step` with sleep set `sleep`, and
-    /// queues it if it is new: its index and whether it is new, or `None` if it is new
-    /// and the memory bound admits no new state.
+    /// Stores `next`, reached from state `from` by `step`, and queues it with the sleep
+    /// set `sleep` makes if it is new: its index and whether it is new, or `None` if it
+    /// is new and the memory bound admits no new state.
     fn admit(
         &mut self,
         model: &ProtocolModel<P>,
         next: CheckState<P>,
         (from, step): (u32, &Step),
-        sleep: Vec<Step>,
+        sleep: impl FnOnce() -> Vec<Step>,
     ) -> Option<(u32, bool)> {
         let (j, new) = self.states.insert(next);
         if new {
@@ -202,7 +202,7 @@ impl<P: Protocol> Visited<P> {
             }
             self.parent.push(Some((from, step.clone())));
             self.depth.push(self.depth[from as usize] + 1);
-            self.sleep.push(sleep);
+            self.sleep.push(sleep());
             self.expanded.push(false);
             self.queue.push_back(j);
         }
@@ -290,7 +290,7 @@ pub fn explore<P: Protocol>(
                 }
                 generated += 1;
                 for next in after {
-                    match visited.admit(model, next, (i, &action), Vec::new()) {
+                    match visited.admit(model, next, (i, &action), Vec::new) {
                         None => {
                             cut_memory = true;
                             break 'search;
@@ -325,21 +325,23 @@ pub fn explore<P: Protocol>(
             };
             done_here.push(action.clone());
             for next in model.successors(&state, &action) {
-                let next_sleep: Vec<Step> = if persistent {
-                    // A step that ends the environment's budgets is never asleep, so
-                    // every state where persistent sets begin is reached
-                    // ([`super::persistent`]).
-                    next_sleep
+                // A step that ends the environment's budgets is never asleep, so every
+                // state where persistent sets begin is reached ([`super::persistent`]).
+                let awake: Vec<Step>;
+                let next_sleep: &Vec<Step> = if persistent {
+                    awake = next_sleep
                         .iter()
                         .filter(|b| !super::persistent::ends_environment(&next, b))
                         .cloned()
-                        .collect()
+                        .collect();
+                    &awake
                 } else {
-                    next_sleep.clone()
+                    &next_sleep
                 };
                 // Persistent sets take over there, without sleep sets.
                 let next_tail = persistent && super::persistent::after_environment(&next);
-                let Some((j, new)) = visited.admit(model, next, (i, &action), next_sleep.clone())
+                let Some((j, new)) =
+                    visited.admit(model, next, (i, &action), || next_sleep.clone())
                 else {
                     cut_memory = true;
                     break 'search;

@@ -201,7 +201,13 @@ pub fn choose<P: Protocol>(
         .filter(|&(steps, ..)| steps < enabled.len())
         .collect();
     candidates.sort_by_key(|&(steps, seed, _)| (steps, seed));
-    candidates.dedup_by_key(|c| c.2);
+    // Two seeds may close to one set: try it once.
+    let mut tried: Vec<NodeSet> = Vec::new();
+    candidates.retain(|&(_, _, set)| {
+        let first = !tried.contains(&set);
+        tried.push(set);
+        first
+    });
     let judged = |s: &CheckState<P>| -> Vec<bool> {
         model
             .properties

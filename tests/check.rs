@@ -9,7 +9,7 @@ use linkrev::check::graph::{SmallGraph, rooted_connected_graphs};
 use linkrev::check::model::Step;
 use linkrev::check::scenario::Scenario;
 use linkrev::check::{self, CheckReport, CheckSetup, Verdict};
-use linkrev::family::{MutualExclusion, Watches};
+use linkrev::family::{LeaderElection, MutualExclusion, Watches};
 use linkrev::observe;
 use linkrev::protocol::le_malpani::LeMalpani;
 use linkrev::protocol::testkit::Harness;
@@ -733,6 +733,39 @@ fn lasso_of(path: &[Step], detail: &str) -> linkrev::check::liveness::Lasso {
     }
 }
 
+/// Asserts that the lasso `path` (with its stem read from `detail`) is a real violation
+/// of `property` in `model` (`liveness::replays`: every step enabled, bad all along, the
+/// cycle closes and is fair), and that the same path with its cycle cut short is not.
+fn assert_real_lasso<P: Protocol>(
+    model: &linkrev::check::model::ProtocolModel<P>,
+    property: &str,
+    path: &[Step],
+    detail: &str,
+) {
+    let index = model
+        .properties
+        .iter()
+        .position(|p| p.name == property)
+        .unwrap();
+    let lasso = lasso_of(path, detail);
+    assert!(
+        lasso.stem < path.len(),
+        "a cycle follows the stem: {detail}"
+    );
+    assert!(
+        linkrev::check::liveness::replays(model, &lasso, index),
+        "the cycle is not a real fair one: {detail}"
+    );
+    let cut_short = linkrev::check::liveness::Lasso {
+        path: path[..path.len() - 1].to_vec(),
+        ..lasso
+    };
+    assert!(
+        !linkrev::check::liveness::replays(model, &cut_short, index),
+        "a cycle that does not close must not count: {detail}"
+    );
+}
+
 /// Persistent sets alone ([`PersistentSets::Always`]) catch both planted bugs, each by a
 /// real execution: the stranded request in a terminal state, and the livelock as a fair
 /// cycle that returns to the state where it starts, the request waiting all along.
@@ -869,23 +902,7 @@ fn a_livelock_planted_in_rl_is_caught_as_a_fair_cycle() {
         let mut model = model;
         model.renormalize = true;
         model.gaps = true;
-        let index = model
-            .properties
-            .iter()
-            .position(|p| p.name == "requests_eventually_served")
-            .unwrap();
-        assert!(
-            linkrev::check::liveness::replays(&model, &lasso, index),
-            "{graph}"
-        );
-        let cut_short = linkrev::check::liveness::Lasso {
-            path: path[..path.len() - 1].to_vec(),
-            ..lasso
-        };
-        assert!(
-            !linkrev::check::liveness::replays(&model, &cut_short, index),
-            "{graph}: a cycle that does not close must not count"
-        );
+        assert_real_lasso(&model, "requests_eventually_served", path, detail);
     }
 }
 
@@ -920,6 +937,95 @@ fn leader_election_verdicts_with_the_default_budget() {
     let (code, text) = check(&["--algo", "le-malpani", "--graph", edges.to_str().unwrap()]);
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("VIOLATED in 25 steps"), "{text}");
+}
+
+/// A search cut by its budget proves no liveness property, but a fair cycle among the
+/// states it stored is a real one. `le-tora5` on the paw with one failure (cutting the
+/// triangle off from leader 0) has no quiescent violation within the default budget,
+/// and its state space does not close: stale Updates keep reviving the lost leader,
+/// each round with a new time stamp. Up to the stamps' ranking the rounds repeat, and
+/// the cut search's stored states hold the cycle. The lasso replays on the real system:
+/// the cycle, taken from the state where it starts, comes back to that state (up to
+/// the exact quotients), passes only states where the triangle follows the lost leader
+/// and takes every delivery that stays pending on it. Through the simulator
+/// (`linkrev run --scenario`) no change converges.
+#[test]
+fn a_cut_search_still_shows_a_real_livelock() {
+    let mut s = setup(paw(), 1, 0, 100);
+    s.symmetry = false;
+    let report = check("le-tora5", &s);
+    assert!(
+        report.cut_by.is_some(),
+        "the state space closed: {report:?}"
+    );
+    assert!(
+        matches!(verdict(&report, "legal_when_quiescent"), Verdict::Unknown),
+        "{report:?}"
+    );
+    let Verdict::Violated { path, detail, .. } = verdict(&report, "eventually_legal") else {
+        panic!("no livelock found: {report:?}");
+    };
+    assert!(
+        detail.contains("repeat for ever") && detail.contains("cut by its budget"),
+        "{detail}"
+    );
+    let mut model =
+        <LeaderElection as Watches<linkrev::protocol::le_tora5::LeTora5>>::model((), &s);
+    model.renormalize = true;
+    assert_real_lasso(&model, "eventually_legal", path, detail);
+    // Through the simulator: the change never converges.
+    let scenario = Scenario {
+        algorithm: "le-tora5".into(),
+        params: Vec::new(),
+        nodes: 4,
+        links: paw().edges,
+        steps: path.clone(),
+    }
+    .to_text("the stale-Update livelock");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("eventually_legal.scenario");
+    std::fs::write(&file, scenario).unwrap();
+    let out = linkrev(&["run", "--scenario", file.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("converged_fraction") && l.contains(" 0.0000 ")),
+        "{text}"
+    );
+}
+
+/// Random executions catch the same livelock as a cycle: an execution that comes back
+/// to a state it passed (up to the ranking of the stamps) has run a cycle the system
+/// can repeat for ever, which is a violation when it is fair and bad all along. The
+/// lasso replays on the real system, the same seed gives the same lasso, and
+/// `le-ingram`, the corrected algorithm, shows none.
+#[test]
+fn random_executions_catch_the_livelock_as_a_cycle() {
+    let random = |executions, seed| CheckSetup {
+        strategy: linkrev::check::Strategy::Random { executions, seed },
+        symmetry: false,
+        ..setup(paw(), 1, 0, 100)
+    };
+    let report = check("le-tora5", &random(5000, 3));
+    let Verdict::Violated { path, detail, .. } = verdict(&report, "eventually_legal") else {
+        panic!("no livelock in 5000 random executions: {report:?}");
+    };
+    assert!(detail.contains("repeat for ever"), "{detail}");
+    let again = check("le-tora5", &random(5000, 3));
+    assert_eq!(
+        verdict(&again, "eventually_legal"),
+        verdict(&report, "eventually_legal")
+    );
+    let mut model =
+        <LeaderElection as Watches<linkrev::protocol::le_tora5::LeTora5>>::model((), &random(1, 1));
+    model.renormalize = true;
+    assert_real_lasso(&model, "eventually_legal", path, detail);
+    let ingram = check("le-ingram", &random(2000, 3));
+    assert_eq!(
+        *verdict(&ingram, "eventually_legal"),
+        Verdict::NoViolationFound { executions: 2000 }
+    );
 }
 
 /// `check --table --algo A` gives only A's rows, each over all 40 graphs, with the

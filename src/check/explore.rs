@@ -87,7 +87,7 @@
 //! the liveness pass keeps to the states visited.
 
 use super::CheckSetup;
-use super::liveness::StateGraph;
+use super::liveness::{RecordedMoves, StateGraph};
 use super::model::{ProtocolModel, Step};
 use super::state::CheckState;
 use super::store::StateStore;
@@ -181,6 +181,9 @@ struct Visited<P: Protocol> {
     expanded: Vec<bool>,
     /// States to expand, in breadth-first order.
     queue: VecDeque<u32>,
+    /// The owed moves taken, `(from, step, to)`: a cut search's graph for the liveness
+    /// pass ([`super::liveness`]).
+    moves: Vec<(u32, Step, u32)>,
 }
 
 impl<P: Protocol> Visited<P> {
@@ -195,11 +198,14 @@ impl<P: Protocol> Visited<P> {
         sleep: impl FnOnce() -> Vec<Step>,
     ) -> Option<(u32, bool)> {
         let (j, new) = self.states.insert(next);
+        if new && !model.memory.admits() {
+            self.states.pop();
+            return None;
+        }
+        if super::liveness::owed(step) {
+            self.moves.push((from, step.clone(), j));
+        }
         if new {
-            if !model.memory.admits() {
-                self.states.pop();
-                return None;
-            }
             self.parent.push(Some((from, step.clone())));
             self.depth.push(self.depth[from as usize] + 1);
             self.sleep.push(sleep());
@@ -240,6 +246,7 @@ pub fn explore<P: Protocol>(
         sleep: vec![Vec::new()],
         expanded: vec![false],
         queue: VecDeque::from([0]),
+        moves: Vec::new(),
     };
     visited.states.insert(start);
     let (mut generated, mut reexpanded) = (0usize, 0usize);
@@ -377,11 +384,18 @@ pub fn explore<P: Protocol>(
         (false, false, true) => Some("state bound"),
         (false, true, true) => Some("depth and state bounds"),
     };
+    // A closed search's liveness pass recomputes every move (sleep sets skip some, and a
+    // proof needs them all); a cut one's can only find a cycle, and uses those taken.
+    let recorded = cut_by
+        .is_some()
+        .then(|| RecordedMoves::new(visited.states.len(), std::mem::take(&mut visited.moves)));
+    drop(visited.moves);
     Exploration {
         graph: StateGraph::from_parts(
             visited.states,
             visited.parent,
-            !(sleeping && model.gaps) && reduced_states == 0,
+            cut_by.is_none() && !(sleeping && model.gaps) && reduced_states == 0,
+            recorded,
         ),
         generated,
         depth_reached,

@@ -28,9 +28,20 @@
 //! cycle, then the cycle once (or the stem alone, to a stuck state). Replayed, the last
 //! state equals the cycle's first, up to the checker's quotients.
 //!
-//! The pass runs only when the safety search closed, and without symmetry reduction
-//! (fairness names links by node ids, which a renaming would mix up); the quotients of
-//! [`super::shift`] and [`super::stamps`] rename no node and are kept.
+//! A proof that a property holds needs the closed state space. A violation does not:
+//! a cycle among stored states, each edge a real move (recomputed from the model, not
+//! read from the search), is a real cycle, and whether it is fair depends only on the
+//! actions its own states enable. So the pass also runs over the states a search cut by
+//! its budget stored, moves to states it never reached left out, and reports what it
+//! finds there; finding nothing leaves the property unknown. (A state space that is
+//! infinite, such as a leader election whose stale updates revive a lost leader for ever
+//! with a new time stamp each round, may still hold a cycle up to the quotients, which
+//! only this finds.) The lasso is the shortest stem among the stored states', not
+//! necessarily the shortest there is.
+//!
+//! The pass runs without symmetry reduction (fairness names links by node ids, which a
+//! renaming would mix up); the quotients of [`super::shift`] and [`super::stamps`]
+//! rename no node and are kept.
 
 use super::model::{ProtocolModel, Step, When};
 use super::state::CheckState;
@@ -44,14 +55,52 @@ pub struct StateGraph<P: Protocol> {
     states: StateStore<P>,
     /// For each state but the start, the state it was first reached from and how.
     parent: Vec<Option<(u32, Step)>>,
-    /// Whether every move from a stored state leads to a stored state: false only for a
-    /// search with sleep sets over the gap abstraction, which may skip abstract states
-    /// no real one maps to ([`super::explore`]).
+    /// Whether every move from a stored state leads to a stored state: false for a
+    /// search cut by its budget, for one with persistent sets, and for one with sleep
+    /// sets over the gap abstraction, which may skip abstract states no real one maps to
+    /// ([`super::explore`]).
     closed: bool,
+    /// For a search cut by its budget: the owed moves it took, by state (their targets
+    /// are stored), used instead of recomputing every stored state's moves, which would
+    /// cost more than the search. Fewer moves than the states have (sleep sets skip
+    /// some) can hide a cycle, never invent one.
+    recorded: Option<RecordedMoves>,
+}
+
+/// Moves a search took, grouped by the state they leave (compressed rows).
+pub struct RecordedMoves {
+    /// `moves[start[i]..start[i + 1]]` leave state `i`.
+    start: Vec<u32>,
+    moves: Vec<(Step, u32)>,
+}
+
+impl RecordedMoves {
+    /// `moves` as `(from, step, to)`, in any order and with repeats, over `states`
+    /// states.
+    pub fn new(states: usize, mut moves: Vec<(u32, Step, u32)>) -> Self {
+        moves.sort_unstable_by(|a, b| (a.0, a.2).cmp(&(b.0, b.2)).then(a.1.cmp(&b.1)));
+        moves.dedup();
+        let mut start = vec![0u32; states + 1];
+        for &(from, ..) in &moves {
+            start[from as usize + 1] += 1;
+        }
+        for i in 0..states {
+            start[i + 1] += start[i];
+        }
+        Self {
+            start,
+            moves: moves.into_iter().map(|(_, step, to)| (step, to)).collect(),
+        }
+    }
+
+    fn of(&self, index: u32) -> &[(Step, u32)] {
+        let i = index as usize;
+        &self.moves[self.start[i] as usize..self.start[i + 1] as usize]
+    }
 }
 
 /// Whether an enabled `step` is owed by fairness (module docs).
-fn owed(step: &Step) -> bool {
+pub(super) fn owed(step: &Step) -> bool {
     matches!(
         step,
         Step::Deliver { .. } | Step::DeliverRouted { .. } | Step::Release { .. }
@@ -89,22 +138,26 @@ impl<P: Protocol> StateGraph<P> {
             states,
             parent,
             closed: true,
+            recorded: None,
         })
     }
 
     /// A graph from a search that stored every state it visited
     /// ([`super::explore`]): `parent[i]` says how state `i` was first reached; `closed`,
-    /// whether it visited every state a move leads to.
+    /// whether it visited every state a move leads to; `recorded`, the owed moves a
+    /// search cut by its budget took.
     pub fn from_parts(
         states: StateStore<P>,
         parent: Vec<Option<(u32, Step)>>,
         closed: bool,
+        recorded: Option<RecordedMoves>,
     ) -> Self {
         debug_assert_eq!(states.len(), parent.len());
         Self {
             states,
             parent,
             closed,
+            recorded,
         }
     }
 
@@ -137,6 +190,9 @@ impl<P: Protocol> StateGraph<P> {
     /// The successors of state `index` by `step`s that are not changes or requests
     /// (neither can recur on a cycle, and "once changes stop" excludes changes).
     fn moves(&self, model: &ProtocolModel<P>, index: u32) -> Vec<(Step, u32)> {
+        if let Some(recorded) = &self.recorded {
+            return recorded.of(index).to_vec();
+        }
         let state = self.states.get(index);
         let mut actions = Vec::new();
         model.actions(&state, &mut actions);
@@ -153,13 +209,28 @@ impl<P: Protocol> StateGraph<P> {
                         // every abstracted real state but not every abstract one
                         // ([`super::explore`]); a move to a state it never visited is
                         // no real move's image, and leaving it out keeps every real
-                        // execution. Otherwise the graph is closed.
+                        // execution. A search cut by its budget, or with persistent
+                        // sets, also leaves states out: a cycle found without them is
+                        // still a real one. Otherwise the graph is closed.
                         assert!(to.is_some() || !self.closed, "the graph is closed");
                         Some((action.clone(), to?))
                     })
                     .collect::<Vec<_>>()
             })
             .collect()
+    }
+}
+
+/// How a report states a liveness violation whose stem has `stem` steps and whose
+/// cycle has `cycle` (0 for a stuck state), ending with the judgement `detail`.
+pub fn lasso_detail(stem: usize, cycle: usize, detail: &str) -> String {
+    if cycle == 0 {
+        format!("after {stem} steps nothing owed is left to happen: {detail}")
+    } else {
+        format!(
+            "after {stem} steps, the last {cycle} repeat for ever (a fair cycle: every message \
+             in flight on it is delivered or, somewhere on it, not pending): {detail}"
+        )
     }
 }
 
@@ -410,6 +481,9 @@ fn fair_cycle<P: Protocol>(
         }
     }
     let entry = *component.iter().min().expect("not empty");
+    if let Some(cycle) = short_fair_cycle(entry, &edges, &enabled_in) {
+        return Some((entry, cycle));
+    }
     // Shortest paths inside the component.
     let path = |from: u32, to: u32| -> Vec<Step> {
         let mut back: HashMap<u32, (u32, Step)> = HashMap::new();
@@ -459,4 +533,63 @@ fn fair_cycle<P: Protocol>(
         cycle.push(step);
     }
     Some((entry, cycle))
+}
+
+/// The shortest fair cycle through `entry` that closes with one edge back to it, if one
+/// of the first few is fair (a reader follows a short cycle more easily than one
+/// through every waypoint of the component). `edges` are the component's moves inside
+/// it; `enabled_in`, the owed actions each of its states enables (keys as in
+/// [`fair_cycle`]). Fair: every owed action enabled in all its states is taken on it.
+fn short_fair_cycle(
+    entry: u32,
+    edges: &std::collections::HashMap<u32, Vec<(Step, u32)>>,
+    enabled_in: &std::collections::HashMap<u32, std::collections::HashSet<String>>,
+) -> Option<Vec<Step>> {
+    use std::collections::{HashMap, VecDeque};
+    /// Cycles tried before the waypoint construction takes over.
+    const TRIED: usize = 64;
+    let mut back: HashMap<u32, (u32, Step)> = HashMap::new();
+    let mut order = vec![entry];
+    let mut queue = VecDeque::from([entry]);
+    while let Some(v) = queue.pop_front() {
+        for (step, w) in &edges[&v] {
+            if *w != entry && !back.contains_key(w) {
+                back.insert(*w, (v, step.clone()));
+                order.push(*w);
+                queue.push_back(*w);
+            }
+        }
+    }
+    let mut tried = 0;
+    for &v in &order {
+        for (step, w) in &edges[&v] {
+            if *w != entry {
+                continue;
+            }
+            tried += 1;
+            if tried > TRIED {
+                return None;
+            }
+            let mut states = vec![v];
+            let mut cycle = vec![step.clone()];
+            let mut at = v;
+            while at != entry {
+                let (from, step) = back[&at].clone();
+                cycle.push(step);
+                states.push(from);
+                at = from;
+            }
+            cycle.reverse();
+            let taken: std::collections::HashSet<String> =
+                cycle.iter().map(|s| format!("{s:?}")).collect();
+            let fair = enabled_in[&entry]
+                .iter()
+                .filter(|key| states.iter().all(|s| enabled_in[s].contains(*key)))
+                .all(|key| taken.contains(key));
+            if fair {
+                return Some(cycle);
+            }
+        }
+    }
+    None
 }

@@ -30,7 +30,8 @@
 //! the simulator judge alike. Each family's properties are part of its definition
 //! ([`crate::family`]), which builds its model with [`family_model`]. The *eventually*
 //! properties are judged over every fair execution, infinite ones included, once the
-//! search has closed ([`liveness`]).
+//! search has closed; a search cut by its budget can still show a fair cycle among the
+//! states it stored, which is a real one ([`liveness`]).
 //!
 //! Link reversal raises heights forever in a component cut off from its token or
 //! destination, and leader election stamps every new reference level with the time:
@@ -562,7 +563,9 @@ fn run_own<P: Protocol>(
 /// Each property's outcome, from the executions a search found violating them (steps
 /// in the searched model, renamed back when symmetry is on) and, for the eventually
 /// properties, the liveness pass over `graph` (the search's stored states, or, when
-/// `None`, a graph stored for it) once the search has closed.
+/// `None` and the search closed, a graph stored for it). Over the stored states of a
+/// search cut by its budget (`truncated`) the pass can only find a violation
+/// ([`liveness`]); the property is unknown otherwise.
 fn outcomes<P: Protocol>(
     model: &ProtocolModel<P>,
     setup: &CheckSetup,
@@ -577,14 +580,17 @@ fn outcomes<P: Protocol>(
         .any(|(p, f)| p.when == When::Eventually && f.is_none());
     let stored;
     let graph = match graph {
-        _ if !open_liveness || truncated => None,
+        _ if !open_liveness => None,
+        // A search cut by its budget proves no liveness property, but a fair cycle among
+        // the states it stored is a real one ([`liveness`]): it is looked for.
         Some(graph) => Some(graph),
+        None if truncated => None,
         None => {
             stored = liveness::StateGraph::explore(model, setup.max_states);
             stored.as_ref()
         }
     };
-    let liveness_unknown = open_liveness && graph.is_none();
+    let liveness_unknown = open_liveness && (graph.is_none() || truncated);
     model
         .properties
         .iter()
@@ -613,19 +619,12 @@ fn outcomes<P: Protocol>(
                 },
                 (None, Some(lasso)) => {
                     let cycle = lasso.path.len() - lasso.stem;
-                    let detail = if cycle == 0 {
-                        format!(
-                            "after {} steps nothing owed is left to happen: {}",
-                            lasso.stem, lasso.detail
-                        )
-                    } else {
-                        format!(
-                            "after {} steps, the last {cycle} repeat for ever (a fair cycle: \
-                             every message in flight on it is delivered or, somewhere on \
-                             it, not pending): {}",
-                            lasso.stem, lasso.detail
-                        )
-                    };
+                    let mut detail = liveness::lasso_detail(lasso.stem, cycle, &lasso.detail);
+                    if truncated {
+                        // Shortest among the lassos the stored states hold: a shorter
+                        // one may run through states the search never reached.
+                        detail.push_str(" (found among the states of a search cut by its budget)");
+                    }
                     Verdict::Violated {
                         detail,
                         steps: lasso.path.iter().map(describe).collect(),

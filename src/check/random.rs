@@ -5,15 +5,19 @@
 //! executions from the initial state, each choosing uniformly among the enabled actions
 //! (deliveries, changes, requests, releases) with a seeded generator, up to the depth
 //! bound or a terminal state, and judges every state it passes as the exhaustive search
-//! does. A violation comes with its execution (replayable like any other, though not a
-//! shortest one). No violation is reported as "no violation in N executions", never as
-//! "holds": random executions prove nothing about the ones they did not take.
+//! does. The *eventually* properties are judged where an execution ends stuck and on
+//! the cycles it runs ([`Cycles`]): a real cycle, fair and bad all along, is a
+//! violation however the rest of the state space looks. A violation comes with its
+//! execution (replayable like any other, though not a shortest one). No violation is
+//! reported as "no violation in N executions", never as "holds": random executions
+//! prove nothing about the ones they did not take.
 
-use super::model::{ProtocolModel, Step, When};
+use super::model::{CheckState, ProtocolModel, Step, When};
 use super::{CheckReport, CheckSetup, Explored, PropertyOutcome, Verdict, describe, when_text};
 use crate::protocol::Protocol;
 use rand::{RngExt as _, SeedableRng as _};
 use stateright::Model as _;
+use std::collections::HashMap;
 use std::time::Instant;
 
 /// Runs `executions` random executions of `model` (generator seeded with `seed`).
@@ -29,10 +33,12 @@ pub fn run<P: Protocol>(
     let (mut states, mut deepest, mut cut) = (0usize, 0usize, false);
     let mut enabled = Vec::new();
     let mut run = 0u64;
+    let mut cycles = Cycles::new(&model, setup);
     for execution in 1..=executions {
         run = execution;
         let mut state = model.initial();
         let mut path: Vec<Step> = Vec::new();
+        cycles.clear();
         loop {
             states += 1;
             for (index, slot) in found.iter_mut().enumerate() {
@@ -42,6 +48,7 @@ pub fn run<P: Protocol>(
                     *slot = Some((detail, path.clone()));
                 }
             }
+            cycles.visit(&model, &state, &path, &mut found);
             if path.len() >= setup.max_depth {
                 cut = true;
                 break;
@@ -72,9 +79,10 @@ pub fn run<P: Protocol>(
         .map(|(property, found)| PropertyOutcome {
             name: property.name,
             description: property.description,
-            // A random execution is finite: it can show a stuck state, never a cycle.
+            // A random execution shows a stuck state, or a cycle when it comes back
+            // to a state it passed ([`Cycles`]).
             judged_in: match property.when {
-                When::Eventually => "terminal states of random executions",
+                When::Eventually => "terminal states and cycles of random executions",
                 when => when_text(when),
             },
             verdict: match found {
@@ -106,4 +114,103 @@ pub fn run<P: Protocol>(
         },
         properties,
     )
+}
+
+/// Cycles on one random execution, for the [`When::Eventually`] properties: an
+/// execution that comes back to a state it passed, up to the exact quotients that
+/// rename no node and need no search ([`super::shift`], [`super::stamps`], when
+/// `--renormalize` is on and the protocol declares them), has run a cycle the system
+/// can repeat for ever. If every state on it fails a property's judgement and every
+/// owed action enabled all along it is taken on it (weak fairness, as in
+/// [`super::liveness`]), that is a real violation, found without closing anything.
+/// Only once every change is spent: a state with changes left may still be merged
+/// with others by the dead-change quotient, which needs a search of its own.
+struct Cycles<P: Protocol> {
+    /// The eventually properties (their indices).
+    properties: Vec<usize>,
+    /// Whether the shift and stamp quotients are taken.
+    renormalize: bool,
+    /// The states passed on this execution, quotiented, with where each last was.
+    seen: HashMap<CheckState<P>, usize>,
+    /// The real states passed on this execution, in order.
+    states: Vec<CheckState<P>>,
+}
+
+impl<P: Protocol> Cycles<P> {
+    fn new(model: &ProtocolModel<P>, setup: &CheckSetup) -> Self {
+        Self {
+            properties: (model.properties.iter().enumerate())
+                .filter(|(_, p)| p.when == When::Eventually)
+                .map(|(index, _)| index)
+                .collect(),
+            renormalize: setup.renormalize,
+            seen: HashMap::new(),
+            states: Vec::new(),
+        }
+    }
+
+    /// Forgets the last execution.
+    fn clear(&mut self) {
+        self.seen.clear();
+        self.states.clear();
+    }
+
+    /// Takes `state`, reached by `path`, and records a lasso in `found` for every open
+    /// eventually property a cycle ending here violates.
+    fn visit(
+        &mut self,
+        model: &ProtocolModel<P>,
+        state: &CheckState<P>,
+        path: &[Step],
+        found: &mut [Option<(String, Vec<Step>)>],
+    ) {
+        if self.properties.iter().all(|&p| found[p].is_some()) {
+            return;
+        }
+        self.states.push(state.clone());
+        if state.changes_left > 0 {
+            return;
+        }
+        let mut key = state.clone();
+        if self.renormalize {
+            if super::shift::applies::<P>() {
+                super::shift::renormalize(&mut key);
+            }
+            if super::stamps::applies::<P>() {
+                super::stamps::rank(&mut key);
+            }
+        }
+        let here = path.len();
+        let Some(start) = self.seen.insert(key, here) else {
+            return;
+        };
+        let cycle = &path[start..];
+        let on_cycle = &self.states[start..here];
+        // Owed actions enabled in every state of the cycle must be taken on it.
+        let mut always: Option<Vec<Step>> = None;
+        let mut actions = Vec::new();
+        for s in on_cycle {
+            actions.clear();
+            model.actions(s, &mut actions);
+            actions.retain(super::liveness::owed);
+            always = Some(match always {
+                None => actions.clone(),
+                Some(before) => before.into_iter().filter(|a| actions.contains(a)).collect(),
+            });
+        }
+        if !always.unwrap_or_default().iter().all(|a| cycle.contains(a)) {
+            return;
+        }
+        for &index in &self.properties {
+            let judge = model.properties[index].judge;
+            if found[index].is_some() || on_cycle.iter().any(|s| judge(model, s).is_ok()) {
+                continue;
+            }
+            let detail = judge(model, &on_cycle[0]).err().unwrap_or_default();
+            found[index] = Some((
+                super::liveness::lasso_detail(start, cycle.len(), &detail),
+                path.to_vec(),
+            ));
+        }
+    }
 }

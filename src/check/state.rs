@@ -10,7 +10,7 @@ use crate::protocol::{Message, Protocol};
 use crate::topology::components::ComponentTracker;
 
 /// One event the checker may take next.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum Step {
     /// Deliver the head message of the directed link `from → to`.

@@ -113,7 +113,9 @@ pub struct CheckArgs {
     pub cut_off: OnOff,
     /// exhaustive: every execution within the bounds (a property may hold); random:
     /// --executions random executions, for graphs too large to close (6 to 10 nodes),
-    /// reported as "no violation in N executions", never "holds".
+    /// reported as "no violation in N executions", never "holds" (an execution that
+    /// comes back to a state it passed has run a cycle, judged for the eventually
+    /// properties).
     #[arg(long, value_enum, default_value_t = StrategyArg::Exhaustive)]
     pub strategy: StrategyArg,
     /// Random executions to run (with --strategy random).
@@ -579,7 +581,9 @@ fn table(args: &CheckArgs) -> anyhow::Result<String> {
          whole state space (up to symmetry and renormalization{reduced}), every fair execution \
          included for the `eventually` properties; *unknown*: none within the bounds (depth, \
          or {} states generated{each}), but the search was cut; *violated*: the shortest \
-         execution found (for a liveness violation, the shortest stem). Symmetry reduction \
+         execution found (for a liveness violation, the shortest stem; a fair cycle may also \
+         be found among the states of a search the bounds cut, whose stem is then the \
+         shortest among those states'). Symmetry reduction \
          applied to: {} (the others compare node ids).\n\n",
         args.max_depth,
         args.max_states,

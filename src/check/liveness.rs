@@ -306,31 +306,42 @@ pub fn replays<P: Protocol>(model: &ProtocolModel<P>, lasso: &Lasso, index: usiz
         model.actions(&start, &mut actions);
         return !actions.iter().any(owed);
     }
-    let mut always_enabled: Option<Vec<Step>> = None;
-    let mut state = start.clone();
+    let mut on_cycle = vec![start.clone()];
     for step in cycle {
-        actions.clear();
-        model.actions(&state, &mut actions);
-        actions.retain(owed);
-        always_enabled = Some(match always_enabled {
-            None => actions.clone(),
-            Some(before) => before.into_iter().filter(|a| actions.contains(a)).collect(),
-        });
-        let Some(mut next) = model.step(&state, step.clone()) else {
+        let last = on_cycle.last().expect("the start");
+        let Some(mut next) = model.step(last, step.clone()) else {
             return false;
         };
         model.exact_quotients(&mut next);
         if judge(model, &next).is_err() {
-            state = next;
+            on_cycle.push(next);
         } else {
             return false;
         }
     }
-    state == start
-        && always_enabled
-            .unwrap_or_default()
-            .iter()
-            .all(|owed| cycle.contains(owed))
+    let end = on_cycle.pop().expect("the start");
+    end == start && fair(model, &on_cycle, cycle)
+}
+
+/// Whether the cycle `steps`, through `states` (each step taken from the state at its
+/// index), is fair: every owed action enabled in all of them is taken on it.
+pub(super) fn fair<P: Protocol>(
+    model: &ProtocolModel<P>,
+    states: &[CheckState<P>],
+    steps: &[Step],
+) -> bool {
+    let mut always: Option<Vec<Step>> = None;
+    let mut actions = Vec::new();
+    for state in states {
+        actions.clear();
+        model.actions(state, &mut actions);
+        actions.retain(owed);
+        always = Some(match always {
+            None => actions.clone(),
+            Some(before) => before.into_iter().filter(|a| actions.contains(a)).collect(),
+        });
+    }
+    always.unwrap_or_default().iter().all(|a| steps.contains(a))
 }
 
 /// The strongly connected components of the subgraph of states where `keep` holds

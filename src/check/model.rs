@@ -437,12 +437,19 @@ impl<P: Protocol> ProtocolModel<P> {
                 }
             }
             super::dead_messages::drop_dead_messages(state);
-            if super::shift::applies::<P>() {
-                super::shift::renormalize(state);
-            }
-            if super::stamps::applies::<P>() {
-                super::stamps::rank(state);
-            }
+            Self::rename_levels(state);
+        }
+    }
+
+    /// The exact quotients that only rename levels and need nothing but the state: the
+    /// shift of heights ([`super::shift`]) and the ranking of time stamps
+    /// ([`super::stamps`]), where the protocol declares them.
+    pub fn rename_levels(state: &mut CheckState<P>) {
+        if super::shift::applies::<P>() {
+            super::shift::renormalize(state);
+        }
+        if super::stamps::applies::<P>() {
+            super::stamps::rank(state);
         }
     }
 

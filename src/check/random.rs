@@ -122,9 +122,8 @@ pub fn run<P: Protocol>(
 /// `--renormalize` is on and the protocol declares them), has run a cycle the system
 /// can repeat for ever. If every state on it fails a property's judgement and every
 /// owed action enabled all along it is taken on it (weak fairness, as in
-/// [`super::liveness`]), that is a real violation, found without closing anything.
-/// Only once every change is spent: a state with changes left may still be merged
-/// with others by the dead-change quotient, which needs a search of its own.
+/// [`super::liveness`]), that is a real violation, found without closing anything. (No
+/// change or request is on a cycle: each spends a budget.)
 struct Cycles<P: Protocol> {
     /// The eventually properties (their indices).
     properties: Vec<usize>,
@@ -168,17 +167,9 @@ impl<P: Protocol> Cycles<P> {
             return;
         }
         self.states.push(state.clone());
-        if state.changes_left > 0 {
-            return;
-        }
         let mut key = state.clone();
         if self.renormalize {
-            if super::shift::applies::<P>() {
-                super::shift::renormalize(&mut key);
-            }
-            if super::stamps::applies::<P>() {
-                super::stamps::rank(&mut key);
-            }
+            ProtocolModel::rename_levels(&mut key);
         }
         let here = path.len();
         let Some(start) = self.seen.insert(key, here) else {
@@ -186,19 +177,7 @@ impl<P: Protocol> Cycles<P> {
         };
         let cycle = &path[start..];
         let on_cycle = &self.states[start..here];
-        // Owed actions enabled in every state of the cycle must be taken on it.
-        let mut always: Option<Vec<Step>> = None;
-        let mut actions = Vec::new();
-        for s in on_cycle {
-            actions.clear();
-            model.actions(s, &mut actions);
-            actions.retain(super::liveness::owed);
-            always = Some(match always {
-                None => actions.clone(),
-                Some(before) => before.into_iter().filter(|a| actions.contains(a)).collect(),
-            });
-        }
-        if !always.unwrap_or_default().iter().all(|a| cycle.contains(a)) {
+        if !super::liveness::fair(model, on_cycle, cycle) {
             return;
         }
         for &index in &self.properties {

@@ -1082,3 +1082,94 @@ fn linkrev(args: &[&str]) -> std::process::Output {
         .output()
         .unwrap()
 }
+
+/// The search tells its progress hook where it is every `every` transitions, with
+/// counts that only grow and never pass the report's, and the liveness pass once as it
+/// starts, over exactly the states the report counts (`linkrev check` prints its
+/// progress lines from these calls).
+#[test]
+fn the_search_reports_its_progress_as_it_goes() {
+    use linkrev::check::{ProgressHook, SearchProgress};
+    use std::sync::{Arc, Mutex};
+    let heard: Arc<Mutex<Vec<SearchProgress>>> = Arc::default();
+    let every = 1000;
+    let setup = CheckSetup {
+        changes: 1,
+        requests: 1,
+        renormalize: true,
+        partial_order: true,
+        abstract_gaps: true,
+        cut_off: true,
+        progress: Some(ProgressHook {
+            every,
+            tell: Arc::new({
+                let heard = Arc::clone(&heard);
+                move |at: &SearchProgress| heard.lock().unwrap().push(*at)
+            }),
+        }),
+        ..CheckSetup::plain(SmallGraph::parse("ring:4").unwrap())
+    };
+    let report = check("me-rl", &setup);
+    assert!(report.cut_by.is_none(), "the search closes");
+    let mut told = heard.lock().unwrap();
+    // (generated, states, depth) of each report from the search.
+    let searching: Vec<(usize, usize, usize)> = told
+        .iter()
+        .filter_map(|p| match *p {
+            SearchProgress::Search {
+                persistent: false,
+                states,
+                generated,
+                max_states,
+                depth,
+            } => {
+                assert_eq!(max_states, setup.max_states);
+                Some((generated, states, depth))
+            }
+            _ => None,
+        })
+        .collect();
+    let at: Vec<usize> = searching.iter().map(|s| s.0).collect();
+    let expected: Vec<usize> = (1..=report.states_generated / every)
+        .map(|k| k * every)
+        .collect();
+    assert!(
+        expected.len() >= 5,
+        "{} transitions",
+        report.states_generated
+    );
+    assert_eq!(at, expected);
+    for pair in searching.windows(2) {
+        assert!(pair[0].1 <= pair[1].1 && pair[0].2 <= pair[1].2, "{pair:?}");
+    }
+    let &(_, states, depth) = searching.last().unwrap();
+    assert!(states <= report.states && depth <= report.depth_reached);
+    // Then the liveness pass, once, over every state the report counts; nothing else.
+    assert_eq!(told.len(), searching.len() + 1, "{told:?}");
+    assert_eq!(
+        told.last(),
+        Some(&SearchProgress::Liveness {
+            states: report.states
+        })
+    );
+
+    // Random executions report every `every` executions.
+    told.clear();
+    drop(told);
+    let random = CheckSetup {
+        strategy: check::Strategy::Random {
+            executions: 3500,
+            seed: 1,
+        },
+        ..setup.clone()
+    };
+    check("me-rl", &random);
+    let told: Vec<SearchProgress> = heard.lock().unwrap().clone();
+    let expected: Vec<SearchProgress> = (1..=3)
+        .map(|k| SearchProgress::Random {
+            executions: k * every as u64,
+            of: 3500,
+        })
+        .collect();
+    assert_eq!(told, expected);
+}

@@ -253,6 +253,17 @@ pub fn explore<P: Protocol>(
     let (mut cut_depth, mut cut_states, mut cut_memory) = (false, false, false);
     let mut actions = Vec::new();
     let mut all_violated = false;
+    let progress = |generated: usize, states: usize, depth: u32| {
+        if setup.reports_at(generated as u64) {
+            setup.tell(super::SearchProgress::Search {
+                persistent,
+                states,
+                generated,
+                max_states: setup.max_states,
+                depth: depth as usize,
+            });
+        }
+    };
     'search: while let Some(i) = visited.queue.pop_front() {
         if violations.iter().all(Option::is_some) {
             // Nothing left to learn: every verdict is a violation, each a shortest one.
@@ -296,6 +307,7 @@ pub fn explore<P: Protocol>(
                     break 'search;
                 }
                 generated += 1;
+                progress(generated, visited.states.len(), visited.depth[i as usize]);
                 for next in after {
                     match visited.admit(model, next, (i, &action), Vec::new) {
                         None => {
@@ -320,6 +332,7 @@ pub fn explore<P: Protocol>(
                 break 'search;
             }
             generated += 1;
+            progress(generated, visited.states.len(), visited.depth[i as usize]);
             let next_sleep: Vec<Step> = if sleeping {
                 asleep
                     .iter()

@@ -160,6 +160,79 @@ pub struct CheckSetup {
     pub cut_off: bool,
     /// Every execution (breadth-first), or random ones ([`random`]).
     pub strategy: Strategy,
+    /// Told how far the single-threaded search has got, every so many transitions and
+    /// once as each liveness pass starts: `linkrev check` prints a line from it every
+    /// few seconds, since a search with a large budget runs for minutes and says
+    /// nothing else until it ends. `None`: nobody listens (the table, most tests).
+    pub progress: Option<ProgressHook>,
+}
+
+/// How often `linkrev check`'s search reports its progress: every this many
+/// transitions generated (about a second's work in a release build).
+pub const PROGRESS_EVERY: usize = 1 << 16;
+
+/// How far a check has got: what [`CheckSetup::progress`] is told.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchProgress {
+    /// The exhaustive search, as it goes.
+    Search {
+        /// Whether this is the second try, with persistent sets, after the first was
+        /// cut by its budget.
+        persistent: bool,
+        /// Distinct states stored so far.
+        states: usize,
+        /// Transitions generated so far, what `--max-states` counts.
+        generated: usize,
+        /// That budget.
+        max_states: usize,
+        /// The depth (actions from the start) of the states being expanded.
+        depth: usize,
+    },
+    /// The liveness pass, as it starts over this many stored states (nothing it counts
+    /// moves until it ends).
+    Liveness {
+        /// States it judges.
+        states: usize,
+    },
+    /// Random executions ([`Strategy::Random`]), as they go.
+    Random {
+        /// Executions run so far.
+        executions: u64,
+        /// Executions asked for.
+        of: u64,
+    },
+}
+
+/// Where a check reports its progress ([`CheckSetup::progress`]), and how often.
+#[derive(Clone)]
+pub struct ProgressHook {
+    /// The search reports every this many transitions generated, random executions
+    /// every this many executions (at least 1).
+    pub every: usize,
+    /// What it reports to; shared, so a setup stays cheap to clone.
+    pub tell: std::sync::Arc<dyn Fn(&SearchProgress) + Send + Sync>,
+}
+
+impl std::fmt::Debug for ProgressHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ProgressHook {{ every: {} }}", self.every)
+    }
+}
+
+impl CheckSetup {
+    /// Tells [`Self::progress`] where the check is, if anyone listens.
+    pub(crate) fn tell(&self, progress: SearchProgress) {
+        if let Some(hook) = &self.progress {
+            (hook.tell)(&progress);
+        }
+    }
+
+    /// Whether the search reports after its `count`-th transition (or random execution).
+    pub(crate) fn reports_at(&self, count: u64) -> bool {
+        self.progress
+            .as_ref()
+            .is_some_and(|hook| count.is_multiple_of(hook.every.max(1) as u64))
+    }
 }
 
 impl CheckSetup {
@@ -184,6 +257,7 @@ impl CheckSetup {
             abstract_gaps: false,
             cut_off: false,
             strategy: Strategy::Exhaustive,
+            progress: None,
         }
     }
 }
@@ -590,6 +664,11 @@ fn outcomes<P: Protocol>(
             stored.as_ref()
         }
     };
+    if let Some(graph) = graph {
+        setup.tell(SearchProgress::Liveness {
+            states: graph.len(),
+        });
+    }
     let liveness_unknown = open_liveness && (graph.is_none() || truncated);
     model
         .properties

@@ -71,6 +71,12 @@ pub fn run<P: Protocol>(
         if found.iter().all(Option::is_some) {
             break;
         }
+        if setup.reports_at(execution) {
+            setup.tell(super::SearchProgress::Random {
+                executions: execution,
+                of: executions,
+            });
+        }
     }
     let properties = model
         .properties

@@ -212,6 +212,7 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
         cut_off: false,
         strategy: crate::check::Strategy::Exhaustive,
         connected: false,
+        progress: None,
     };
     // The plain search needs the model's type: RL, the default and heaviest.
     let plain = (args.algo.name() == "me-rl").then(|| {

@@ -4,7 +4,9 @@ use super::Outcome;
 use super::run_cmd::algorithm_params;
 use crate::check::graph::{SmallGraph, labelled_connected_graphs};
 use crate::check::scenario::Scenario;
-use crate::check::{CheckReport, CheckSetup, PersistentSets, Strategy, Verdict};
+use crate::check::{
+    CheckReport, CheckSetup, PersistentSets, ProgressHook, SearchProgress, Strategy, Verdict,
+};
 use crate::input::InputError;
 use crate::output::write_atomically;
 use crate::protocol::AlgoParams;
@@ -14,6 +16,8 @@ use crate::sim::ChangeMode;
 use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -185,6 +189,79 @@ pub enum OnOff {
     Off,
 }
 
+/// How long a check runs before its first progress line, and between two lines.
+const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
+
+/// The progress lines of one check on stderr: none for a check that ends within
+/// [`PROGRESS_INTERVAL`], then one at most every interval, and one as each liveness pass
+/// starts (no count moves while it runs).
+fn progress_printer() -> ProgressHook {
+    let started = Instant::now();
+    // When the last line was printed; `None` before the first.
+    let last: Mutex<Option<Instant>> = Mutex::new(None);
+    ProgressHook {
+        every: crate::check::PROGRESS_EVERY,
+        tell: Arc::new(move |at: &SearchProgress| {
+            let mut last = last.lock().expect("progress lock");
+            let quiet_for = last.unwrap_or(started).elapsed();
+            let starts_liveness = matches!(at, SearchProgress::Liveness { .. });
+            if quiet_for < PROGRESS_INTERVAL && !(starts_liveness && last.is_some()) {
+                return;
+            }
+            *last = Some(Instant::now());
+            let resident = crate::memory::resident()
+                .map(|(now, _)| format!(", {} resident", human_bytes(now)))
+                .unwrap_or_default();
+            eprintln!(
+                "{:>7.1} s  {}{resident}",
+                started.elapsed().as_secs_f64(),
+                progress_line(at)
+            );
+        }),
+    }
+}
+
+/// What a progress line says of `at`.
+fn progress_line(at: &SearchProgress) -> String {
+    let percent = |done: f64, of: f64| 100.0 * done / of.max(1.0);
+    match *at {
+        SearchProgress::Search {
+            persistent,
+            states,
+            generated,
+            max_states,
+            depth,
+        } => format!(
+            "{}: {states} states, {generated} of {max_states} transitions ({:.0} %), depth {depth}",
+            if persistent {
+                "second search (persistent sets)"
+            } else {
+                "search"
+            },
+            percent(generated as f64, max_states as f64),
+        ),
+        SearchProgress::Liveness { states } => {
+            format!("liveness: fair cycles among {states} stored states")
+        }
+        SearchProgress::Random { executions, of } => format!(
+            "random: {executions} of {of} executions ({:.0} %)",
+            percent(executions as f64, of as f64)
+        ),
+    }
+}
+
+/// `bytes` in binary units, one decimal (as `--max-memory` reads them).
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
 /// Runs the check; exit 1 when a property is violated.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     if args.table {
@@ -240,6 +317,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
                 seed: args.seed,
             },
         },
+        progress: Some(progress_printer()),
     };
     eprintln!(
         "checking {} on {} ({} changes, {} requests, depth ≤ {})…",
@@ -512,6 +590,8 @@ fn table(args: &CheckArgs) -> anyhow::Result<String> {
                 cut_off: args.cut_off == OnOff::On,
                 strategy: Strategy::Exhaustive,
                 connected: false,
+                // Each check of the table is short; the table prints a line per check.
+                progress: None,
             };
             let params = &chosen.iter().find(|(a, _)| *a == algo).expect("chosen").1;
             let report = algo.check(params, &setup);

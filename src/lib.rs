@@ -160,6 +160,7 @@ pub mod memory;
 pub mod mobility;
 pub mod observe;
 pub mod output;
+pub mod output_dir;
 pub mod params;
 pub mod plot;
 pub mod prefetch;

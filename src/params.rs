@@ -86,8 +86,12 @@ pub fn parse_cs_time(text: &str) -> Result<CsTime, String> {
         None => (false, text),
     };
     let seconds: f64 = number.trim().parse().map_err(|_| err())?;
-    if !(seconds.is_finite() && seconds >= 0.0) {
+    if !seconds.is_finite() {
         return Err(err());
+    }
+    // A CS lasts: zero would make entry and exit one instant (the reference says > 0).
+    if let Some(problem) = crate::sim::time::span_problem(seconds, true) {
+        return Err(format!("`{text}`: {problem}"));
     }
     let d = Duration::from_secs_f64(seconds);
     Ok(if exponential {

@@ -58,8 +58,172 @@ fn durations_beyond_the_time_limit_are_refused_not_clamped() {
         let (code, stderr) = refused(&args);
         assert_eq!(code, Some(2), "{stderr}");
         assert!(stderr.contains("duration"), "{stderr}");
-        assert!(stderr.contains("later than the limit of 1e9 s"), "{stderr}");
+        assert!(stderr.contains("than the limit of 1e9 s"), "{stderr}");
     }
+}
+
+/// A delay of 1e20 s was clamped to u64 nanoseconds, a CS time of 0 accepted though
+/// the reference says > 0, and a duration of 1e-300 s gave 0-second runs.
+#[test]
+fn spans_of_time_are_refused_outside_the_clocks_range_not_clamped() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--algo", "me-rl", "--rwp", "nodes=5,duration=10"];
+        args.extend_from_slice(extra);
+        let (code, stderr) = refused(&args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        stderr
+    };
+    let stderr = run(&["--delay", "const:99999999999999999999s"]);
+    assert!(
+        stderr.contains("1e20 s is longer than the limit of 1e9 s"),
+        "{stderr}"
+    );
+    let stderr = run(&["--delay", "uniform:1ms:2000000000s"]);
+    assert!(stderr.contains("longer than the limit"), "{stderr}");
+    for cs in ["0", "exp:0", "1e-12"] {
+        let stderr = run(&["--cs-time", cs]);
+        assert!(
+            stderr.contains("cs-time") && stderr.contains("at least 1 ns"),
+            "{stderr}"
+        );
+    }
+    let stderr = run(&["--duration", "1e-300"]);
+    assert!(
+        stderr.contains("at least 1 ns") && stderr.contains("1e-300"),
+        "{stderr}"
+    );
+    let (code, stderr) = refused(&["run", "--algo", "me-rl", "--rwp", "nodes=5,duration=1e-300"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("at least 1 ns"), "{stderr}");
+    // The same in a spec, named by its key.
+    let tmp = tempfile::tempdir().unwrap();
+    for (key, value) in [
+        ("cs_time", "0"),
+        ("cs_time", "\"exp:0\""),
+        ("duration", "1e-300"),
+    ] {
+        let spec = tmp.path().join("s.toml");
+        let (workload, mobility) = match key {
+            "cs_time" => (format!("cs_time = {value}\n"), String::new()),
+            _ => (String::new(), format!("duration = {value}\n")),
+        };
+        std::fs::write(
+            &spec,
+            format!(
+                "name = \"s\"\nmaster_seed = 1\nreplications = 1\nalgorithms = [\"me-rl\"]\n\
+                 [mobility]\nnodes = 5\n{mobility}[workload]\nrate = 1.0\n{workload}"
+            ),
+        )
+        .unwrap();
+        let (code, stderr) = refused(&["sweep", spec.to_str().unwrap(), "--dry-run"]);
+        assert_eq!(code, Some(2), "{key} = {value}: {stderr}");
+        assert!(
+            stderr.contains(key) && stderr.contains("at least 1 ns"),
+            "{stderr}"
+        );
+    }
+}
+
+/// Two nodes over 1e9 s (inside the time limit) made 2e8 requests, a row each held in
+/// memory: 3.9 GB and growing. Refused before the run, as the same study in a spec.
+#[test]
+fn a_run_expected_to_make_more_requests_than_memory_holds_is_refused() {
+    let (code, stderr) = refused(&[
+        "run",
+        "--algo",
+        "me-rl",
+        "--rwp",
+        "nodes=2,duration=1e9,pause=1e7",
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("more than the 1e7 one run may hold"),
+        "{stderr}"
+    );
+    // Leader election makes no requests: the same mobility is not refused for that.
+    let (code, stderr) = refused(&[
+        "run",
+        "--algo",
+        "le-malpani",
+        "--rwp",
+        "nodes=2,duration=1e9,pause=1e7",
+        "--max-events",
+        "1000",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// `bench` took any size: a 1.6 TB allocation, a search growing past 3.4 GB, a
+/// million-node network `run` refuses.
+#[test]
+fn bench_commands_are_bounded_up_front() {
+    let (code, stderr) = refused(&["bench", "engine", "--pending", "100000000000"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("1..=10000000"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // The link limit `run` applies, lowered so that a small network meets it.
+    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(["bench", "protocols", "--rwp", "nodes=30,duration=60"])
+        .env("LINKREV_MAX_LINKS", "10")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("link intervals"), "{stderr}");
+    // A depth bound of a billion: every search stops at the state budget.
+    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args([
+            "bench",
+            "check",
+            "--graph",
+            "complete:5",
+            "--changes",
+            "3",
+            "--requests",
+            "2",
+            "--max-depth",
+            "1000000000",
+            "--max-states",
+            "2000",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for row in rows.as_array().unwrap() {
+        // The checker counts transitions against the budget (its distinct states are
+        // fewer) and the plain search stops storing at it; stateright's search on 2
+        // threads looks at the count between blocks of work, so it overshoots by a
+        // constant (a few thousand states), not by a factor.
+        let states = row["states"].as_u64().unwrap();
+        assert!(states <= 2000 + 10_000, "{row}");
+    }
+}
+
+/// `check --out` to a place it cannot write failed only after the whole search.
+#[test]
+fn check_out_that_cannot_be_written_fails_before_the_search() {
+    let (code, stderr) = refused(&[
+        "check",
+        "--algo",
+        "me-rl",
+        "--graph",
+        "ring:4",
+        "--changes",
+        "2",
+        "--requests",
+        "2",
+        "--out",
+        "/dev/null/check",
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("/dev/null/check: cannot write here"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("checking"), "the search started: {stderr}");
 }
 
 #[test]
@@ -273,7 +437,7 @@ fn a_replay_window_too_busy_for_a_page_is_refused_before_it_is_written() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("more than the 400000 a page may show"),
+        stderr.contains("more than 400000 events, the most a page may show"),
         "{stderr}"
     );
     assert!(stderr.contains("--from and --to"), "{stderr}");
@@ -381,4 +545,33 @@ fn a_trace_too_dense_for_memory_is_a_clean_error() {
     };
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("LINKREV_MAX_LINKS"), "{stderr}");
+}
+
+/// A replay whose window overflows stops the run there: it once simulated the rest
+/// (52 s and 1.76 GB for a run whose `linkrev run` takes 2 s) only to refuse it.
+#[test]
+fn a_replay_stops_the_run_when_its_window_is_full() {
+    use linkrev::registry::Algorithm;
+    use linkrev::replay::{MAX_WINDOW_EVENTS, Window};
+    use linkrev::sim::seeds::{Purpose, derive};
+    use linkrev::sim::{DelayModel, SimTime};
+    // What `linkrev replay --rwp nodes=20,duration=4.5 --delay const:2ns` runs: RL
+    // reversing without end in a component cut off from the token.
+    let mut mobility = linkrev::params::default_rwp(derive(1, Purpose::Mobility));
+    mobility.nodes = 20;
+    mobility.duration = 4.5;
+    let trace = linkrev::mobility::rwp::generate(&mobility).unwrap();
+    let timeline = linkrev::topology::events::link_timeline(&trace, 250.0);
+    let algo = Algorithm::parse("me-rl").unwrap();
+    let mut config = linkrev::params::bench_config(algo, 0.1, 4.5, 1);
+    config.network.delay = DelayModel::Constant(linkrev::sim::Duration(2));
+    let window = Window {
+        from: SimTime::ZERO,
+        to: config.duration,
+    };
+    let (output, recorded) = algo.replay(&algo.default_params(), &timeline, config, window);
+    assert_eq!(recorded.steps.len(), MAX_WINDOW_EVENTS);
+    assert_eq!(recorded.events_not_recorded, 1);
+    // The event that did not fit is the last one run.
+    assert_eq!(output.summary.events, MAX_WINDOW_EVENTS as u64 + 1);
 }

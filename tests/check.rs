@@ -402,6 +402,28 @@ fn an_impossible_scenario_step_is_refused_with_its_line() {
         let at = format!("s{k}.scenario:{line}: step: {message}");
         assert!(stderr.contains(&at), "{text}: expected `{at}` in {stderr}");
     }
+    // More nodes than the checker's states hold (its link set has 11 nodes' bits) is
+    // refused at load: 13 nodes once made link 11-12 share a bit with 0-5.
+    let text = "algorithm me-rl\nnodes 13\nlink 0 5\nstep link 0 5 down\n";
+    let err = Scenario::parse(text, "x", |a| Algorithm::parse(a).is_some()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("x:2: nodes: expected a node count from 1 to 11"),
+        "{err}"
+    );
+    let text =
+        "algorithm me-rl\nnodes 11\nlink 0 5\nlink 9 10\nstep link 0 5 down\nstep link 9 10 down\n";
+    let file = dir.path().join("eleven.scenario");
+    std::fs::write(&file, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        .args(["run", "--scenario", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the largest scenario replays its link steps: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // A line given twice is an error too.
     let text = "algorithm me-rl\nnodes 2\nnodes 3\n";
     let err = Scenario::parse(text, "x", |a| Algorithm::parse(a).is_some()).unwrap_err();

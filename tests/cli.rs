@@ -201,6 +201,54 @@ fn convert_to_bonnmotion_and_back_keeps_every_link_change() {
     }
 }
 
+/// `trace convert a.tcl a.tcl` rewrote its input in place, dropping its `$god_`
+/// lines; a BonnMotion output whose `.params` is the input's is the same mistake.
+#[test]
+fn convert_refuses_to_write_over_what_it_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let tcl = dir.path().join("a.tcl");
+    std::fs::copy(shipped(SHIPPED[0]), &tcl).unwrap();
+    let before = std::fs::read(&tcl).unwrap();
+    let same = dir.path().join(".").join("a.tcl");
+    for output in [&tcl, &same] {
+        let out = linkrev(&[
+            "trace",
+            "convert",
+            tcl.to_str().unwrap(),
+            output.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("is also read by this conversion"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(
+        std::fs::read(&tcl).unwrap(),
+        before,
+        "the input is untouched"
+    );
+    let bm = dir.path().join("b.movements.gz");
+    let out = linkrev(&[
+        "trace",
+        "convert",
+        tcl.to_str().unwrap(),
+        bm.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let params = std::fs::read(dir.path().join("b.params")).unwrap();
+    let out = linkrev(&[
+        "trace",
+        "convert",
+        bm.to_str().unwrap(),
+        "--",
+        dir.path().join("b.params").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(std::fs::read(dir.path().join("b.params")).unwrap(), params);
+}
+
 #[test]
 fn algorithms_lists_the_registry_and_readme_shows_it() {
     use linkrev::registry::Algorithm;

@@ -116,7 +116,7 @@ fn demo_refuses_an_output_directory_that_is_not_a_report_before_running() {
     let results = tmp.path().join("results");
     let run = demo(&out, &results, "1");
     assert_eq!(run.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&run.stderr).contains("does not look like a report"));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("was not written whole by this linkrev"));
     assert!(!results.exists(), "nothing simulated");
     assert!(out.join("chapter1.tex").is_file());
 }
@@ -128,6 +128,7 @@ fn demo_refuses_results_another_process_is_writing_before_running() {
     let busy = results.join("demo-me");
     std::fs::create_dir_all(&busy).unwrap();
     std::fs::write(busy.join("spec.toml"), "name = \"demo-me\"\n").unwrap();
+    std::fs::write(busy.join(".linkrev-demo"), "made by the demo").unwrap();
     // This test process holds the directory, as a demo or sweep still running would.
     let held = linkrev::results::lock::DirLock::exclusive(&busy).unwrap();
     let run = demo(&tmp.path().join("report"), &results, "1");
@@ -139,4 +140,23 @@ fn demo_refuses_results_another_process_is_writing_before_running() {
     );
     assert!(busy.join("spec.toml").is_file(), "not cleared");
     drop(held);
+}
+
+/// A results directory of the user's own sweep where the demo writes its results is
+/// refused, not cleared: only directories the demo marked as its own are.
+#[test]
+fn demo_refuses_results_of_a_sweep_of_the_users() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results");
+    let mine = results.join("demo-me");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("spec.toml"), "name = \"demo-me\"\n").unwrap();
+    let run = demo(&tmp.path().join("report"), &results, "1");
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is not a results directory of the demo's"),
+        "{err}"
+    );
+    assert!(mine.join("spec.toml").is_file(), "not cleared");
 }

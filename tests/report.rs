@@ -548,11 +548,18 @@ fn report_writes_page_figures_and_data_and_replaces_the_old_one() {
     let csv = std::fs::read_to_string(out.join("figures/wait--speed_max-2.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 4);
 
-    // Same inputs, same bytes; the old report is replaced whole.
+    // A file added to the report is not linkrev's: the report is not replaced, and
+    // the file is named. Without it, the same inputs give the same bytes.
     std::fs::write(out.join("figures/stale.svg"), "old").unwrap();
+    let refused = linkrev(&args);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("stale.svg was not written by linkrev")
+    );
+    assert!(out.join("figures/stale.svg").is_file());
+    std::fs::remove_file(out.join("figures/stale.svg")).unwrap();
     let again = linkrev(&args);
     assert!(again.status.success());
-    assert!(!out.join("figures/stale.svg").exists());
     assert_eq!(
         std::fs::read_to_string(out.join("index.html")).unwrap(),
         page
@@ -599,7 +606,7 @@ fn report_errors_exit_2_and_leave_no_output() {
     std::fs::write(out.join("thesis.tex"), "precious").unwrap();
     let run = linkrev(&["report", results, "--out", out.to_str().unwrap()]);
     assert_eq!(run.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&run.stderr).contains("does not look like a report"));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("was not written whole by this linkrev"));
     assert!(out.join("thesis.tex").is_file());
 
     // Not a results directory.
@@ -829,7 +836,9 @@ fn results_inside_the_output_directory_are_refused() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(run.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&run.stderr).contains("lies inside --out"));
+    // Refused twice over: the results are not in the report's manifest, and they lie
+    // inside what would be replaced.
+    assert!(String::from_utf8_lossy(&run.stderr).contains("was not written by linkrev"));
     assert!(inner.join("runs.parquet").is_file());
 }
 

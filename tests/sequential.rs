@@ -291,7 +291,7 @@ fn bad_precision_settings_are_located_errors() {
         (
             "{ min = 5, max = 10, batch = 0 }",
             PRECISION,
-            "replications.batch: must be a positive integer, got 0",
+            "replications.batch: must be a whole number from 1 to 4294967295, got 0",
         ),
         (
             SEQUENTIAL,

@@ -819,8 +819,9 @@ pub type CheckRunner = fn(&crate::protocol::AlgoParams, &str, &CheckSetup) -> Ch
 
 /// A plain breadth-first search over `model` to `max_depth` actions: a `HashSet` of
 /// states and a queue, no properties, no threads. The baseline `linkrev bench check`
-/// measures the checker's searches against; returns the distinct states it found.
-pub fn naive_bfs<M>(model: &M, max_depth: usize) -> usize
+/// measures the checker's searches against; returns the distinct states it found. It
+/// expands no state once `max_states` are stored, so its memory is bounded.
+pub fn naive_bfs<M>(model: &M, max_depth: usize, max_states: usize) -> usize
 where
     M: Model,
     M::State: std::hash::Hash + Eq + Clone,
@@ -834,7 +835,7 @@ where
     }
     let mut actions = Vec::new();
     while let Some((state, depth)) = queue.pop_front() {
-        if depth >= max_depth {
+        if depth >= max_depth || seen.len() >= max_states {
             continue;
         }
         model.actions(&state, &mut actions);

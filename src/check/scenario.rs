@@ -140,11 +140,22 @@ impl Scenario {
                     if nodes.is_some() {
                         return Err(err("nodes", "given twice".into()));
                     }
+                    let most = super::sets::MAX_STATE_NODES;
                     let n: usize = words
                         .get(1)
                         .and_then(|w| w.parse().ok())
-                        .filter(|&n| (1..=super::graph::MAX_CHECK_NODES * 4).contains(&n))
-                        .ok_or_else(|| err("nodes", "expected a node count".into()))?;
+                        .filter(|&n| (1..=most).contains(&n))
+                        .ok_or_else(|| {
+                            err(
+                                "nodes",
+                                format!(
+                                    "expected a node count from 1 to {most} (the model \
+                                     checker, which validates a scenario's steps, holds \
+                                     states of at most {most} nodes), found `{}`",
+                                    words.get(1).copied().unwrap_or("")
+                                ),
+                            )
+                        })?;
                     nodes = Some(n);
                 }
                 "link" => {

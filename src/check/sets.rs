@@ -14,6 +14,11 @@ use crate::NodeId;
 /// bits are pairs in lexicographic order. Holds graphs of up to 11 nodes.
 const LINK_STRIDE: u32 = 11;
 
+/// The most nodes a [`LinkSet`] holds, and so the most nodes of a state of the model
+/// checker: a scenario file, whose steps the checker's model validates, may have no
+/// more (a larger id would share a bit with another link).
+pub const MAX_STATE_NODES: usize = LINK_STRIDE as usize;
+
 const _: () = assert!(MAX_CHECK_NODES <= LINK_STRIDE as usize);
 const _: () = assert!(LINK_STRIDE * LINK_STRIDE <= u128::BITS);
 
@@ -23,7 +28,8 @@ pub struct NodeSet(u64);
 
 impl NodeSet {
     fn bit(node: NodeId) -> u64 {
-        debug_assert!(node < u64::BITS, "node {node} in a NodeSet");
+        // Always checked: a node beyond the set would alias another's bit silently.
+        assert!(node < u64::BITS, "node {node} in a NodeSet");
         1 << node
     }
 
@@ -91,7 +97,8 @@ pub struct LinkSet(u128);
 
 impl LinkSet {
     fn bit((a, b): (NodeId, NodeId)) -> u128 {
-        debug_assert!(a < b && b < LINK_STRIDE, "link ({a}, {b}) in a LinkSet");
+        // Always checked: a larger id would share a bit with another link silently.
+        assert!(a < b && b < LINK_STRIDE, "link ({a}, {b}) in a LinkSet");
         1 << (a * LINK_STRIDE + b)
     }
 
@@ -292,5 +299,29 @@ mod tests {
                 prop_assert_eq!(format!("{set:?}"), format!("{reference:?}"));
             }
         }
+    }
+
+    /// Every link a LinkSet accepts has a bit of its own (all pairs of them, checked).
+    #[test]
+    fn link_bits_never_alias() {
+        let n = MAX_STATE_NODES as NodeId;
+        let links: Vec<_> = (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .collect();
+        for &one in &links {
+            let set: LinkSet = [one].into_iter().collect();
+            assert_eq!(set.iter().collect::<Vec<_>>(), vec![one]);
+            for &other in links.iter().filter(|&&l| l != one) {
+                assert!(!set.contains(other), "{one:?} and {other:?} share a bit");
+            }
+        }
+    }
+
+    /// A link beyond the set's nodes is refused loudly: in a release build it used to
+    /// share a bit with another link (11–12 with 0–5 at 13 nodes).
+    #[test]
+    #[should_panic(expected = "in a LinkSet")]
+    fn a_link_beyond_the_set_is_refused_not_aliased() {
+        LinkSet::default().insert((11, 12));
     }
 }

@@ -9,7 +9,7 @@ use crate::registry::Algorithm;
 use crate::registry::simulate;
 use crate::sim::hold::{self, HoldDelay};
 use crate::sim::seeds::{self, Purpose};
-use crate::topology::events::link_timeline;
+use crate::topology::events::{link_limit, try_link_timeline};
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
@@ -45,6 +45,14 @@ pub struct CheckBenchArgs {
     pub requests: u8,
     #[arg(long, default_value_t = 11)]
     pub max_depth: usize,
+    /// The most states each search generates (the plain search: stores), as for
+    /// `linkrev check`; with the memory bound below, what keeps a deep bound finite.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_states: usize,
+    /// The most resident memory a search may take, as for `linkrev check` (default:
+    /// half of the memory the process may use).
+    #[arg(long, value_name = "SIZE", value_parser = super::check_cmd::parse_size)]
+    pub max_memory: Option<u64>,
     #[arg(long)]
     pub json: bool,
 }
@@ -131,17 +139,20 @@ struct ScaleResult {
     relative_to_smallest: f64,
 }
 
+/// The most events `bench engine` keeps pending: some 320 MB in its two queues.
+const MAX_PENDING: usize = 10_000_000;
+
 #[derive(Debug, Args)]
 pub struct EngineArgs {
-    /// Events kept pending.
-    #[arg(long, default_value_t = 10_000)]
-    pub pending: usize,
-    /// Events processed per measurement.
-    #[arg(long, default_value_t = 5_000_000)]
+    /// Events kept pending: 1 to 10,000,000 (about 32 bytes each in the two queues).
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=MAX_PENDING as u64))]
+    pub pending: u64,
+    /// Events processed per measurement: 1 to 1,000,000,000.
+    #[arg(long, default_value_t = 5_000_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     pub events: u64,
-    /// Measurements per loop, taking turns; the best of each is kept.
-    #[arg(long, default_value_t = 10)]
-    pub repeats: usize,
+    /// Measurements per loop, taking turns; the best of each is kept: 1 to 100.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=100))]
+    pub repeats: u64,
     #[arg(long)]
     pub json: bool,
 }
@@ -194,14 +205,15 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
     } else {
         0
     };
+    let max_memory = super::check_cmd::memory_bound(args.max_memory)?;
     let setup = |threads, partial_order| CheckSetup {
         graph: graph.clone(),
         changes: args.changes,
         change_mode: crate::sim::ChangeMode::Overlap,
         requests,
         max_depth: args.max_depth,
-        max_states: usize::MAX,
-        max_memory: None,
+        max_states: args.max_states,
+        max_memory,
         threads,
         // The plain search explores the full state space: compare like with like.
         symmetry: false,
@@ -221,7 +233,7 @@ fn check(args: CheckBenchArgs) -> anyhow::Result<Outcome> {
         measured(|| {
             let started = std::time::Instant::now();
             // `max_depth` actions, as the checker's own search explores.
-            let states = check::naive_bfs(&model, args.max_depth);
+            let states = check::naive_bfs(&model, args.max_depth, args.max_states);
             (states, started.elapsed().as_secs_f64())
         })
     });
@@ -308,7 +320,13 @@ fn scale(args: ScaleArgs) -> anyhow::Result<Outcome> {
         );
         let area = (params.area.width, params.area.height);
         let trace = rwp::generate(&params)?;
-        let timeline = link_timeline(&trace, 250.0);
+        if let Some(problem) =
+            crate::sim::workload::requests_problem(nodes, args.rate, trace.duration)
+        {
+            return Err(crate::input::InputError::parameter("rate", problem).into());
+        }
+        let timeline = try_link_timeline(&trace, 250.0, link_limit()?)
+            .map_err(|e| crate::input::InputError::parameter("nodes", e.to_string()))?;
         networks.push((nodes, area, trace.duration, timeline));
     }
     // The repeats take turns: each round runs every algorithm at every size once, so a
@@ -449,7 +467,12 @@ fn engine(args: EngineArgs) -> anyhow::Result<Outcome> {
                     args.events, args.pending
                 );
             }
-            hold::measure(args.pending, args.events, delay, args.repeats)
+            hold::measure(
+                args.pending as usize,
+                args.events,
+                delay,
+                args.repeats as usize,
+            )
         })
         .collect();
     if args.json {
@@ -480,8 +503,15 @@ fn engine(args: EngineArgs) -> anyhow::Result<Outcome> {
 
 fn protocols(args: ProtocolArgs) -> anyhow::Result<Outcome> {
     let params = parse_rwp_spec(&args.rwp, args.seed)?;
+    // Bounded as `linkrev run` is: the same limits on links and requests.
     let trace = rwp::generate(&params)?;
-    let timeline = link_timeline(&trace, 250.0);
+    if let Some(problem) =
+        crate::sim::workload::requests_problem(trace.node_count(), args.rate, trace.duration)
+    {
+        return Err(crate::input::InputError::parameter("rate", problem).into());
+    }
+    let timeline = try_link_timeline(&trace, 250.0, link_limit()?)
+        .map_err(|e| crate::input::InputError::parameter("rwp", e.to_string()))?;
     let mut results = Vec::new();
     for algorithm in Algorithm::all() {
         let config = params::bench_config(algorithm, args.rate, trace.duration, args.seed);

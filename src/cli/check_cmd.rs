@@ -319,6 +319,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         },
         progress: Some(progress_printer()),
     };
+    if let Some(dir) = &args.out {
+        // Before the search, which may take minutes: not after it.
+        crate::output::ensure_writable_dir(dir)
+            .map_err(|e| InputError::file(dir, format!("cannot write here: {e}")))?;
+    }
     eprintln!(
         "checking {} on {} ({} changes, {} requests, depth ≤ {})…",
         algo.name(),
@@ -728,7 +733,7 @@ fn table(args: &CheckArgs) -> anyhow::Result<String> {
 
 /// A size in bytes: a number, optionally followed by K, M or G (powers of 1024; `KB`,
 /// `KiB` and the like are read alike).
-fn parse_size(text: &str) -> Result<u64, String> {
+pub(super) fn parse_size(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let upper = text.to_ascii_uppercase();
     let unit = upper
@@ -758,7 +763,7 @@ fn parse_size(text: &str) -> Result<u64, String> {
 /// machine's memory, or its cgroup's limit under a container or a Slurm job, whichever
 /// is smaller), so that a search too large ends with a report. Refused when the process
 /// already holds more than it.
-fn memory_bound(given: Option<u64>) -> anyhow::Result<Option<u64>> {
+pub(super) fn memory_bound(given: Option<u64>) -> anyhow::Result<Option<u64>> {
     let bound = given.or_else(|| usable_memory().map(|m| m / 2));
     if let (Some(bound), Some((now, _))) = (bound, crate::memory::resident())
         && now >= bound

@@ -40,7 +40,7 @@ const QUICK_DURATION_S: f64 = 60.0;
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Report directory (replaced if it holds an earlier report).
+    /// Report directory (replaced if it holds an earlier report and nothing else).
     #[arg(long, default_value = "reports/demo")]
     pub out: PathBuf,
     /// Where the demo's results go; one directory per experiment, rewritten each time.
@@ -73,17 +73,22 @@ fn spec_text(text: &str, quick: bool) -> anyhow::Result<String> {
     ))
 }
 
+/// The file that marks a results directory as the demo's own: only such a directory
+/// is cleared by the next demo.
+const DEMO_MARK: &str = ".linkrev-demo";
+
 /// Clears a previous demo's results directory: the demo always starts from scratch, so
-/// its report shows what this build computes. Refuses anything that is not a results
-/// directory, and a directory another process is writing (a demo or sweep still
-/// running there), naming it.
+/// its report shows what this build computes. Refuses anything the demo did not make
+/// (a results directory of the user's own sweep included), and a directory another
+/// process is writing (a demo or sweep still running there), naming it.
 fn clear(dir: &Path) -> anyhow::Result<()> {
     if !dir.exists() {
         return Ok(());
     }
-    if !dir.join(spec_copy::SPEC_COPY).is_file() {
+    if !dir.join(DEMO_MARK).is_file() || !dir.join(spec_copy::SPEC_COPY).is_file() {
         anyhow::bail!(
-            "{} exists and is not a results directory: choose another --results",
+            "{} exists and is not a results directory of the demo's (no {DEMO_MARK}): \
+             choose another --results, or remove it yourself",
             dir.display()
         );
     }
@@ -103,6 +108,11 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
         let spec = crate::sweep::specs::parse(&text, Path::new(origin))?;
         let dir = args.results.join(&spec.name);
         clear(&dir)?;
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        crate::output::write_atomically(&dir.join(DEMO_MARK), |w| {
+            w.write_all(b"made by `linkrev demo`, which clears this directory when it runs again\n")
+        })
+        .with_context(|| format!("writing {}", dir.join(DEMO_MARK).display()))?;
         spec_copy::keep_text(text.as_bytes(), Path::new(origin), &dir)?;
         plans.push((spec_copy::plan(&dir)?, dir));
     }

@@ -6,44 +6,50 @@
 //!
 //! Output goes through `outln!` and `out!`, never `println!`: a write that fails (a
 //! full device) is the command's error, exit 2, where `println!` would panic. A closed
-//! pipe (`linkrev algorithms --json | head -c1`) ends the process quietly, as it ends
-//! `ls | head`: `main` restores the default action of `SIGPIPE`, which Rust's runtime
-//! ignores.
+//! pipe (`linkrev export DIR --csv | head -1`) only stops the output: the command goes
+//! on and finishes the files it writes, since a reader that has seen enough must not
+//! leave two CSVs of four behind. Writes after the pipe closed are dropped, quietly.
 
 /// `println!` for a command's output: a failed write returns the error from the
-/// enclosing function (which returns `anyhow::Result`), naming standard output.
+/// enclosing function (which returns `anyhow::Result`), naming standard output; a
+/// closed pipe is not an error (see the module docs).
 macro_rules! outln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        writeln!(std::io::stdout().lock(), $($arg)*).map_err(crate::cli::stdout_error)?;
-    }};
+    ($($arg:tt)*) => {
+        crate::cli::to_stdout(format_args!($($arg)*), true)?
+    };
 }
 
 /// `print!` for a command's output, as [`outln!`].
 macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let mut stdout = std::io::stdout().lock();
-        write!(stdout, $($arg)*)
-            .and_then(|()| stdout.flush())
-            .map_err(crate::cli::stdout_error)?;
-    }};
+    ($($arg:tt)*) => {
+        crate::cli::to_stdout(format_args!($($arg)*), false)?
+    };
 }
 
-/// A failed write to standard output, as the command's error.
-fn stdout_error(e: std::io::Error) -> anyhow::Error {
-    anyhow::anyhow!("cannot write to standard output: {e}")
-}
+/// Set once standard output's reader has gone: later output is dropped.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Restores the default action of `SIGPIPE` (end the process), which Rust's runtime
-/// sets to "ignore": a command writing into a closed pipe then ends quietly instead of
-/// failing on every write.
-fn quiet_on_closed_pipe() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: called first thing in `main`, before any other thread exists; setting a
-    // signal's disposition to its default has no other effect on this process.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+/// Writes `text` (and a newline) to standard output: a failed write is the command's
+/// error, except a closed pipe, after which output is dropped and the command goes on.
+fn to_stdout(text: std::fmt::Arguments<'_>, newline: bool) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    use std::sync::atomic::Ordering;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    let mut stdout = std::io::stdout().lock();
+    let written = if newline {
+        writeln!(stdout, "{text}")
+    } else {
+        write!(stdout, "{text}").and_then(|()| stdout.flush())
+    };
+    match written {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            Ok(())
+        }
+        Err(e) => Err(anyhow::anyhow!("cannot write to standard output: {e}")),
     }
 }
 
@@ -144,7 +150,6 @@ pub fn main_with(registry: crate::registry::Registry) -> ExitCode {
 
 /// Entry point of the binary, with the built-in algorithms.
 pub fn main() -> ExitCode {
-    quiet_on_closed_pipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -173,8 +178,49 @@ pub fn main() -> ExitCode {
         Ok(Outcome::Mismatch) => ExitCode::from(1),
         Ok(Outcome::Interrupted) => ExitCode::from(130),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_text(&e));
             ExitCode::from(2)
         }
+    }
+}
+
+/// An error with its causes, `: `-separated, each said once: a cause whose text the
+/// message before it already holds (an I/O error a library quotes in its own message)
+/// is not repeated.
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_text;
+
+    /// polars quotes the I/O error it wraps, which is also its source: said once.
+    #[test]
+    fn an_error_says_each_cause_once() {
+        let io = std::io::Error::from_raw_os_error(28);
+        let quoted = format!("parquet: underlying IO error: {io}");
+        let e = anyhow::Error::new(io)
+            .context(quoted)
+            .context("writing x.parquet");
+        let text = error_text(&e);
+        assert_eq!(text.matches("os error 28").count(), 1, "{text}");
+        assert!(
+            text.starts_with("writing x.parquet: parquet: underlying IO error"),
+            "{text}"
+        );
+        let plain = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(error_text(&plain), "outer: inner");
     }
 }

@@ -61,12 +61,26 @@ fn commands() -> String {
          runs in progress).\n\
          - **No half-written files.** Every file is written to a temporary name, synced \
          and renamed, so an error or a kill leaves the old file or none. Output to a full \
-         device is an error (exit 2); a reader that closes the pipe early (`| head`) ends \
-         the command quietly.\n\
+         device is an error (exit 2); a reader that closes the pipe early (`| head`) only \
+         stops the output: the command finishes, and so do the files it writes.\n\
+         - **Nothing of yours is deleted.** A directory linkrev writes whole (`report \
+         --out`, `demo --out`) holds a manifest, `.linkrev-manifest`, of what it wrote; \
+         linkrev replaces such a directory only while it holds exactly that, and refuses \
+         any other non-empty directory. A conversion never writes over a file it reads. \
+         Every file a run reads its mobility from is fingerprinted in the results \
+         directory, side files included (BonnMotion's `.params`, SUMO's activity file), \
+         and a changed one is refused by the next shard, resume or merge.\n\
          - **Sizes are checked before anything runs.** `--threads` takes 1 to 1024, \
-         every duration at most 1e9 s (never clamped). A trace may hold at most 256 MB \
+         every span of time (a duration, a delay, a CS time) at most 1e9 s and, where it \
+         must be positive, at least 1 ns (never clamped). A trace may hold at most 256 MB \
          of text after decompression (`LINKREV_MAX_TRACE_MB` sets another limit) and \
-         20 million link intervals, about 1.5 GB (`LINKREV_MAX_LINKS`).\n\
+         20 million link intervals, about 1.5 GB (`LINKREV_MAX_LINKS`). A run may be \
+         expected to make at most 1e7 CS requests (nodes × rate × duration; a row each, \
+         about 0.7 GB at most). A replay page holds at most 400,000 events, and the run \
+         stops where its window reaches that. `bench engine` keeps at most 10 million \
+         events pending (about 320 MB) and processes at most 1e9 per measurement; `bench \
+         check` stops at `--max-states` and `--max-memory`, as `check` does; `bench \
+         protocols` and `bench scale` take the same limits as `run`.\n\
          - **Progress** goes to standard error, results to standard output or files.\n",
     );
     // No wrapping: the text as written, whichever clap features a build enables.

@@ -43,6 +43,14 @@ pub struct ReplayArgs {
 const LARGE_PAGE: u64 = 40_000_000;
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
+    // Before the run, which may take a while: an unwritable page fails now.
+    for path in std::iter::once(&args.out)
+        .chain(&args.json_out)
+        .chain(&args.snapshot)
+    {
+        crate::output::ensure_writable_parent(path)
+            .map_err(|e| InputError::file(path, format!("cannot write here: {e}")))?;
+    }
     let builtin = args
         .run
         .scenario
@@ -76,15 +84,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         Some(scenario) => record_builtin(&args, scenario)?,
         None => record_run(&args)?,
     };
-    report(&args.run, &output, &params)?;
     if recorded.events_not_recorded > 0 {
-        let events = recorded.steps.len() as u64 + recorded.events_not_recorded;
+        // The recorder stopped the run at its limit: nothing more was simulated.
         return Err(InputError::parameter(
             "to",
             format!(
-                "the window from {} s to {} s holds {events} events, more than the {} a page \
-                 may show (about 100 MB); nothing written. Choose a shorter window with \
-                 --from and --to",
+                "the window from {} s to {} s holds more than {} events, the most a page \
+                 may show (about 100 MB); the run was stopped there and nothing written. \
+                 Choose a shorter window with --from and --to",
                 window.from.as_secs_f64(),
                 window.to.as_secs_f64(),
                 crate::replay::MAX_WINDOW_EVENTS
@@ -92,6 +99,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         )
         .into());
     }
+    report(&args.run, &output, &params)?;
     if window.to < full {
         outln!(
             "(simulated up to --to: the summary covers 0 to {} s of {} s)",

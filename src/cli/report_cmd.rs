@@ -15,7 +15,8 @@ pub struct ReportArgs {
     #[arg(long)]
     pub figures: Option<PathBuf>,
     /// Report directory (default: reports/<first experiment>). A previous report there
-    /// is replaced; any other existing directory is refused.
+    /// is replaced while it holds only what linkrev wrote (its `.linkrev-manifest`);
+    /// any other non-empty directory is refused.
     #[arg(long)]
     pub out: Option<PathBuf>,
 }

@@ -206,7 +206,7 @@ fn mobility(args: &RunArgs) -> anyhow::Result<(Trace, LinkTimeline)> {
         (None, None) => unreachable!("clap requires --trace or --rwp"),
     };
     let timeline = try_link_timeline(&trace, args.range, link_limit()?)
-        .map_err(|e| InputError::parameter("--range", e.to_string()))?;
+        .map_err(|e| InputError::parameter("range", e.to_string()))?;
     Ok((trace, timeline))
 }
 
@@ -219,14 +219,8 @@ fn run_config(args: &RunArgs, algo: Algorithm, trace: &Trace) -> Result<RunConfi
         ));
     }
     let duration = args.duration.unwrap_or(trace.duration);
-    if !(duration.is_finite() && duration > 0.0) {
-        return Err(InputError::parameter(
-            "duration",
-            format!("must be positive, got {duration}"),
-        ));
-    }
     // One limit for every duration, as for trace times: never clamped silently.
-    if let Some(why) = crate::mobility::trace::time_beyond_limit(duration) {
+    if let Some(why) = crate::sim::time::span_problem(duration, true) {
         return Err(InputError::parameter("duration", why));
     }
     let workload = if algo.family().needs_workload() {
@@ -238,6 +232,11 @@ fn run_config(args: &RunArgs, algo: Algorithm, trace: &Trace) -> Result<RunConfi
                     args.rate
                 ),
             ));
+        }
+        if let Some(problem) =
+            crate::sim::workload::requests_problem(trace.node_count(), args.rate, duration)
+        {
+            return Err(InputError::parameter("rate", problem));
         }
         Some(WorkloadConfig {
             rate: args.rate,

@@ -421,12 +421,9 @@ fn print_points(decision: &sequential::Decision) -> anyhow::Result<()> {
 /// `missing` (a spec copy or tables `dir` lacks), unless a sweep holds `dir`'s lock: one
 /// that has just started takes it before it writes them, and is named instead.
 fn in_use_or(dir: &Path, missing: anyhow::Error) -> anyhow::Error {
-    if dir.join(crate::results::lock::LOCK_FILE).exists()
-        && let Err(in_use) = Store::open(dir)
-    {
-        return in_use;
-    }
-    missing
+    // A probe, not the lock: taking it would record this process as the holder, and a
+    // shard starting at that instant would fail.
+    crate::results::lock::in_use(dir).unwrap_or(missing)
 }
 
 /// Rows per piece when exporting a compacted table: bounded memory, few reads.

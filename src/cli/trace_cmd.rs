@@ -11,7 +11,7 @@ use crate::topology::stats::{MobilityStats, mobility_stats};
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// setdest's hard-coded radio range, metres.
 pub const SETDEST_RANGE: f64 = crate::params::RANGE;
@@ -448,6 +448,7 @@ fn lint(args: LintArgs) -> anyhow::Result<Outcome> {
 }
 
 fn convert(args: ConvertArgs) -> anyhow::Result<Outcome> {
+    refuse_writing_over_input(&args.input, &args.output)?;
     let loaded = load(&args.input, &ReadArgs::default())?;
     for w in &loaded.warnings {
         eprintln!("{w}");
@@ -455,6 +456,42 @@ fn convert(args: ConvertArgs) -> anyhow::Result<Outcome> {
     write_trace(&loaded.trace, &args.output)?;
     eprintln!("wrote {}", args.output.display());
     Ok(Outcome::Success)
+}
+
+/// Refuses an output that is the input, or one of the files its reader opens (a
+/// BonnMotion `.params`): writing it would replace what is being converted, and what
+/// the writer leaves out (ns-2's `$god_` lines) would be gone.
+fn refuse_writing_over_input(input: &Path, output: &Path) -> Result<(), InputError> {
+    use crate::mobility::format::TraceFormat;
+    let files = |path: &Path| {
+        let mut all = vec![path.to_path_buf()];
+        all.extend(
+            TraceFormat::from_path(path)
+                .side_files(path)
+                .into_iter()
+                .map(|(_, side)| side),
+        );
+        all
+    };
+    for written in files(output) {
+        let Ok(written_real) = written.canonicalize() else {
+            continue;
+        };
+        for read in files(input) {
+            if read.canonicalize().is_ok_and(|r| r == written_real) {
+                return Err(InputError::parameter(
+                    "output",
+                    format!(
+                        "{} is also read by this conversion (as {}): write the converted \
+                         trace to another file",
+                        written.display(),
+                        read.display()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

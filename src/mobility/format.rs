@@ -38,6 +38,17 @@ impl TraceFormat {
         }
     }
 
+    /// The files besides `path` itself that this format's reader opens, each with what
+    /// it is (`params file`): BonnMotion's `X.params`, which sets the area and the
+    /// duration. Everything a reader opens shapes the runs, so sweeps fingerprint these
+    /// too ([`crate::sweep::fingerprints`]).
+    pub fn side_files(self, path: &Path) -> Vec<(&'static str, PathBuf)> {
+        match self {
+            TraceFormat::Ns2 => Vec::new(),
+            TraceFormat::BonnMotion => vec![("params file", bonnmotion::params_path(path))],
+        }
+    }
+
     /// Name used in messages: `ns-2` or `BonnMotion`.
     pub fn name(self) -> &'static str {
         match self {
@@ -84,15 +95,11 @@ pub struct ReadOptions {
 
 /// Reads a trace in the format its name implies, as `options` say.
 pub fn read_trace_with(path: &Path, options: &ReadOptions) -> Result<LoadedTrace, InputError> {
-    if let Some(d) = options.duration {
-        let problem = if !(d.is_finite() && d > 0.0) {
-            Some(format!("must be a positive number of seconds, got {d}"))
-        } else {
-            crate::mobility::trace::time_beyond_limit(d)
-        };
-        if let Some(problem) = problem {
-            return Err(InputError::parameter("duration", problem));
-        }
+    if let Some(problem) = options
+        .duration
+        .and_then(|d| crate::sim::time::span_problem(d, true))
+    {
+        return Err(InputError::parameter("duration", problem));
     }
     let format = TraceFormat::from_path(path);
     let mut loaded = match format {

@@ -188,11 +188,8 @@ impl RwpParams {
                 format!("the pause must be finite and >= 0 s, got {pause}"),
             ));
         }
-        if !positive(self.duration) {
-            return Err(InputError::parameter(
-                "duration",
-                format!("must be positive and finite, got {} s", self.duration),
-            ));
+        if let Some(problem) = crate::sim::time::span_problem(self.duration, true) {
+            return Err(InputError::parameter("duration", problem));
         }
         let legs = self.estimated_legs();
         // Finite or +inf (overflow), never NaN: every input is positive and finite here.

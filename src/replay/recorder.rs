@@ -323,6 +323,10 @@ impl<P: ReplayView> Observer<P> for Recorder<'_, P> {
         }
     }
 
+    fn full(&self) -> bool {
+        self.events_not_recorded > 0
+    }
+
     fn finish(&mut self, world: &World<'_, P>) {
         if self.initial.is_none() {
             self.initial = Some(self.snapshot(self.window.from));

@@ -272,13 +272,7 @@ pub fn write_report(
             );
         }
     }
-    let parent = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-    let staging = crate::output::staging_dir(parent, ".linkrev-report-")
-        .with_context(|| format!("creating a staging directory in {}", parent.display()))?;
+    let staging = crate::output_dir::stage(out, "report")?;
     let root = staging.path();
     for sub in ["figures", "data"] {
         std::fs::create_dir(root.join(sub))
@@ -326,26 +320,7 @@ pub fn write_report(
     write_text(&root.join("index.html"), &page)?;
 
     // Into place: the old report (if any) moves aside first and is removed after.
-    let staged = staging.keep();
-    let old = if out.exists() {
-        let aside = parent.join(format!(".linkrev-report-old-{}", std::process::id()));
-        std::fs::rename(out, &aside)
-            .with_context(|| format!("moving the previous {} aside", out.display()))?;
-        Some(aside)
-    } else {
-        None
-    };
-    if let Err(e) = std::fs::rename(&staged, out) {
-        let _ = std::fs::remove_dir_all(&staged);
-        if let Some(old) = &old {
-            let _ = std::fs::rename(old, out);
-        }
-        return Err(e).with_context(|| format!("moving the report to {}", out.display()));
-    }
-    if let Some(old) = old {
-        std::fs::remove_dir_all(&old)
-            .with_context(|| format!("removing the previous report {}", old.display()))?;
-    }
+    staging.commit()?;
     Ok(ReportSummary {
         index: out.join("index.html"),
         figures: built.len(),
@@ -387,27 +362,10 @@ fn check_stems(built: &[(usize, Figure)]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Refuses to replace a directory that is not a report (one without `index.html`), so
-/// a mistyped `--out` never deletes someone's data.
+/// Refuses an `--out` linkrev may not replace (see [`crate::output_dir`]), so a
+/// mistyped `--out` never deletes anyone's files.
 pub fn check_out_dir(out: &Path) -> anyhow::Result<()> {
-    if !out.exists() {
-        return Ok(());
-    }
-    if !out.is_dir() {
-        bail!("{} exists and is not a directory", out.display());
-    }
-    let empty = std::fs::read_dir(out)
-        .with_context(|| format!("listing {}", out.display()))?
-        .next()
-        .is_none();
-    if !empty && !out.join("index.html").is_file() {
-        bail!(
-            "{} exists and does not look like a report (no index.html): choose another --out \
-             or remove it",
-            out.display()
-        );
-    }
-    Ok(())
+    crate::output_dir::check_replaceable(out)
 }
 
 fn write_text(path: &Path, text: &str) -> anyhow::Result<()> {
@@ -417,13 +375,13 @@ fn write_text(path: &Path, text: &str) -> anyhow::Result<()> {
 
 fn write_csv(path: &Path, df: &DataFrame) -> anyhow::Result<()> {
     let mut df = df.clone();
-    let mut result = Ok(());
+    // The encoder's error fails the atomic write: nothing half-written is kept.
     write_atomically(path, |w| {
-        result = CsvWriter::new(w).finish(&mut df);
-        Ok(())
+        CsvWriter::new(w)
+            .finish(&mut df)
+            .map_err(std::io::Error::other)
     })
-    .with_context(|| format!("writing {}", path.display()))?;
-    anyhow::Context::with_context(result, || format!("encoding {}", path.display()))
+    .with_context(|| format!("writing {}", path.display()))
 }
 
 /// The experiment a figure draws from.

@@ -128,15 +128,8 @@ fn format_time(secs: u64) -> String {
     )
 }
 
-/// This machine's name: what a lock records so that a refused user can find the holder.
-pub fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .map(|h| h.trim().to_string())
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "unknown-host".to_string())
-}
+// This machine's name: what a lock records so that a refused user can find the holder.
+use crate::output::host_name;
 
 impl DirLock {
     /// Takes `dir`'s lock for a process that must be alone there (a whole-plan sweep, a
@@ -222,17 +215,7 @@ impl DirLock {
         let (attempt, recorded) = try_lock_settled(&mut file, exclusive);
         match attempt {
             Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                let who = match &recorded {
-                    Some(holder) => holder.describe(),
-                    None => "the shards of an array job (`linkrev sweep --shard`)".to_string(),
-                };
-                bail!(
-                    "{} is in use by {who}: wait for it to finish (or stop it), then run this \
-                     command again; two processes writing one results directory could lose rows",
-                    dir.display()
-                );
-            }
+            Err(TryLockError::WouldBlock) => return Err(in_use_error(dir, recorded.as_ref())),
             Err(TryLockError::Error(e)) => {
                 return Err(e).with_context(|| format!("locking {}", path.display()));
             }
@@ -333,6 +316,35 @@ impl Drop for DirLock {
     }
 }
 
+/// The error of a writer refused because `dir` is in use by `holder` (or, with no
+/// record, by shards).
+fn in_use_error(dir: &Path, holder: Option<&Holder>) -> anyhow::Error {
+    let who = match holder {
+        Some(holder) => holder.describe(),
+        None => "the shards of an array job (`linkrev sweep --shard`)".to_string(),
+    };
+    anyhow::anyhow!(
+        "{} is in use by {who}: wait for it to finish (or stop it), then run this command \
+         again; two processes writing one results directory could lose rows",
+        dir.display()
+    )
+}
+
+/// The error a writer would get if `dir` is in use right now, found without taking the
+/// lock as a writer does: the probe records no holder, so a process starting at the
+/// same instant waits for it to pass (see [`SETTLE_ATTEMPTS`]) instead of failing.
+pub fn in_use(dir: &Path) -> Option<anyhow::Error> {
+    let mut file = File::open(dir.join(LOCK_FILE)).ok()?;
+    match try_lock_settled(&mut file, true) {
+        (Ok(()), _) => {
+            let _ = file.unlock();
+            None
+        }
+        (Err(TryLockError::WouldBlock), recorded) => Some(in_use_error(dir, recorded.as_ref())),
+        (Err(TryLockError::Error(_)), _) => None,
+    }
+}
+
 /// Who holds `dir`'s lock right now, if anyone (for a reader, e.g. a report, to say
 /// that the tables are still being written).
 pub fn current_holder(dir: &Path) -> Option<String> {
@@ -353,6 +365,41 @@ pub fn current_holder(dir: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `merge` on a directory a shard is just creating looked for a holder by taking
+    /// the exclusive lock, which recorded it as the holder: the shard starting at that
+    /// instant was refused. The probe records nothing, so shards starting beside it all
+    /// get their lock, and it still names shards that hold one.
+    #[test]
+    fn probing_for_a_holder_never_refuses_a_shard_starting_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(DirLock::shard(dir.path(), 1, 2).unwrap());
+        assert!(in_use(dir.path()).is_none());
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = in_use(dir.path());
+                }
+            });
+            for _ in 0..300 {
+                let locks = DirLock::shard(dir.path(), 1, 2);
+                assert!(locks.is_ok(), "{}", locks.err().unwrap());
+            }
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        let held = DirLock::shard(dir.path(), 2, 2).unwrap();
+        let err = in_use(dir.path()).expect("shards hold it").to_string();
+        assert!(err.contains("shards of an array job"), "{err}");
+        drop(held);
+        let sweep = DirLock::exclusive(dir.path()).unwrap();
+        let err = in_use(dir.path()).expect("a sweep holds it").to_string();
+        assert!(
+            err.contains(&format!("pid {}", std::process::id())),
+            "{err}"
+        );
+        drop(sweep);
+    }
 
     #[test]
     fn a_second_exclusive_lock_is_refused_naming_the_holder() {

@@ -61,16 +61,16 @@ fn chunk_name(first_index: usize) -> String {
 }
 
 fn write_parquet(path: &Path, df: &mut DataFrame) -> anyhow::Result<()> {
-    let mut result = Ok(());
+    // The encoder's error fails the atomic write, so no truncated file (a full disk)
+    // is renamed into place.
     write_atomically(path, |w| {
-        result = ParquetWriter::new(w)
+        ParquetWriter::new(w)
             .set_parallel(false)
             .finish(df)
-            .map(|_| ());
-        Ok(())
+            .map(|_| ())
+            .map_err(std::io::Error::other)
     })
-    .with_context(|| format!("writing {}", path.display()))?;
-    anyhow::Context::with_context(result, || format!("encoding {}", path.display()))
+    .with_context(|| format!("writing {}", path.display()))
 }
 
 fn read_parquet(path: &Path) -> anyhow::Result<DataFrame> {
@@ -253,8 +253,10 @@ impl Store {
         Ok(())
     }
 
-    /// A results directory for reading only (a report): changes nothing on disk, so it
-    /// is safe while a sweep is still writing. Errors if `dir` holds no `runs` table.
+    /// A results directory for reading only (a report): changes nothing a writer may
+    /// still use, so it is safe while a sweep is still writing (it removes only this
+    /// host's temporary files whose process is gone). Errors if `dir` holds no `runs`
+    /// table.
     pub fn open_read_only(dir: &Path) -> anyhow::Result<Self> {
         if !dir.join(RUNS).is_dir() && !dir.join(format!("{RUNS}.parquet")).is_file() {
             bail!(
@@ -263,6 +265,9 @@ impl Store {
                 dir.display()
             );
         }
+        // The one change a reader makes: what killed writers of this host left (a
+        // killed export's temporary CSV), which no one can still be writing.
+        crate::output::remove_abandoned_temporaries(dir);
         Ok(Store {
             dir: dir.to_path_buf(),
             part_runs: PART_RUNS,

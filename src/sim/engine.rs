@@ -193,6 +193,13 @@ pub trait Observer<P: Protocol> {
     fn on_arrive(&mut self, from: NodeId, to: NodeId, delivered: bool) {
         let _ = (from, to, delivered);
     }
+    /// Whether the observer has all it can take, so the run may stop here (asked only
+    /// of an observer that [`Observer::NARRATES`]: the replay recorder, whose window
+    /// has a size limit, stops the run when it is reached rather than simulating the
+    /// rest for nothing).
+    fn full(&self) -> bool {
+        false
+    }
 }
 
 /// What an event is, as [`Observer::before_event`] is told.
@@ -258,6 +265,9 @@ impl<P: Protocol, A: Observer<P>, B: Observer<P>> Observer<P> for (&mut A, &mut 
     fn on_arrive(&mut self, from: NodeId, to: NodeId, delivered: bool) {
         self.0.on_arrive(from, to, delivered);
         self.1.on_arrive(from, to, delivered);
+    }
+    fn full(&self) -> bool {
+        (A::NARRATES && self.0.full()) || (B::NARRATES && self.1.full())
     }
 }
 
@@ -498,6 +508,13 @@ impl<'t, P: Protocol> Simulation<'t, P> {
                 }
             }
             observer.after_event(&self.world(index));
+            if O::NARRATES && observer.full() {
+                self.counters.aborted = Some(format!(
+                    "stopped at {}: the observer has all it can take",
+                    self.now
+                ));
+                break;
+            }
             if self.network.in_flight() > MAX_IN_FLIGHT {
                 // A message storm (a protocol whose messages multiply) would otherwise fill
                 // the machine's memory; stop and say so instead.

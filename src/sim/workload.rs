@@ -35,6 +35,27 @@ pub struct WorkloadConfig {
     pub cs_time: CsTime,
 }
 
+/// The most CS requests one run may be expected to make: ten million. Each is a row of
+/// the run's `requests` table, held in memory until the run ends (about 70 bytes with
+/// the wait it yields, so at most about 0.7 GB), so a run is refused before it starts
+/// if `nodes × rate × duration`, which bounds its requests (a node thinks for a gap of
+/// mean 1/λ before each), is larger.
+pub const MAX_EXPECTED_REQUESTS: f64 = 1e7;
+
+/// Why a run of `nodes` nodes at `rate` requests per second per node over `duration_s`
+/// seconds would make too many requests to hold, if it would.
+pub fn requests_problem(nodes: usize, rate: f64, duration_s: f64) -> Option<String> {
+    let expected = nodes as f64 * rate * duration_s;
+    (expected > MAX_EXPECTED_REQUESTS).then(|| {
+        format!(
+            "{nodes} nodes × {rate} requests/s × {duration_s} s is about {expected:.3e} CS \
+             requests, more than the {MAX_EXPECTED_REQUESTS:.0e} one run may hold in memory \
+             (a row each in its requests table, about 70 bytes): lower the rate, the duration \
+             or the nodes"
+        )
+    })
+}
+
 /// One critical-section request of the workload.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RequestRecord {

@@ -84,8 +84,8 @@ pub(super) fn check_node_ids(spec: &Spec) -> Result<(), InputError> {
 }
 
 /// Every file a spec's runs read their mobility from: each trace, as written in the
-/// spec and resolved from its directory, then (with `activity = "beside"`) each
-/// trace's SUMO activity file.
+/// spec and resolved from its directory, then the side files its reader opens
+/// (BonnMotion's `.params`), then (with `activity = "beside"`) its SUMO activity file.
 pub fn trace_files(spec: &Spec) -> Vec<(String, std::path::PathBuf)> {
     let Some(traces) = spec.param("trace") else {
         return Vec::new();
@@ -99,12 +99,14 @@ pub fn trace_files(spec: &Spec) -> Vec<(String, std::path::PathBuf)> {
     for v in &traces.typed {
         let SpecValue::Trace(path) = v else { continue };
         let full = spec.base_dir().join(path);
+        let format = crate::mobility::format::TraceFormat::from_path(&full);
+        files.push((path.clone(), full.clone()));
+        for (what, side) in format.side_files(&full) {
+            files.push((format!("{what} of {path}"), side));
+        }
         if beside {
             let activity = crate::mobility::format::activity_path(&full);
-            files.push((path.clone(), full));
             files.push((format!("activity file of {path}"), activity));
-        } else {
-            files.push((path.clone(), full));
         }
     }
     files
@@ -212,6 +214,16 @@ pub(super) fn check_combinations(spec: &Spec) -> Result<(), InputError> {
             ));
         }
         let rwp = values.rwp(0);
+        let rates = spec.param("rate").map(|p| &p.typed[..]).unwrap_or(&[]);
+        for rate in rates {
+            let SpecValue::Number(rate) = rate else {
+                continue;
+            };
+            let problem = crate::sim::workload::requests_problem(rwp.nodes, *rate, rwp.duration);
+            if let Some(problem) = problem {
+                return Err(err("mobility".to_string(), problem));
+            }
+        }
         if let Err(e) = rwp.validate() {
             // The generator names its command-line flags; map them to spec keys.
             let key = match e.location.file.trim_start_matches("--") {

@@ -130,7 +130,10 @@ impl Errors<'_> {
 fn count(e: &Errors<'_>, key: &str, value: &Value) -> Result<u32, InputError> {
     match value {
         Value::Integer(i) if (1..=i64::from(u32::MAX)).contains(i) => Ok(*i as u32),
-        Value::Integer(i) => Err(e.at(key, format!("must be a positive integer, got {i}"))),
+        Value::Integer(i) => Err(e.at(
+            key,
+            format!("must be a whole number from 1 to {}, got {i}", u32::MAX),
+        )),
         other => Err(e.at(
             key,
             format!("wrong type: expected an integer, got {}", describe(other)),

@@ -59,8 +59,13 @@ fn shifts_commute<F: Watches<P>, P: Protocol>(
         shift::shift_groups(&mut want, &groups, &by);
         let got = model.step(&shifted, action.clone()).expect("still enabled");
         prop_assert_eq!(&got, &want, "shifting does not commute with {:?}", action);
+        // Renormalizing is a normal form: a state and any shift of it renormalize to
+        // the same state (a floor that ignored a height would leave them apart).
         let mut normal = state.clone();
         shift::renormalize(&mut normal);
+        let mut shifted_normal = shifted.clone();
+        shift::renormalize(&mut shifted_normal);
+        prop_assert_eq!(&shifted_normal, &normal, "renormalizing is not a normal form");
         let mut a = model.step(&normal, action.clone()).expect("enabled");
         let mut b = model.step(&state, action.clone()).expect("enabled");
         shift::renormalize(&mut a);

@@ -90,7 +90,7 @@ pub fn parse_cs_time(text: &str) -> Result<CsTime, String> {
         return Err(err());
     }
     // A CS lasts: zero would make entry and exit one instant (the reference says > 0).
-    if let Some(problem) = crate::sim::time::span_problem(seconds, true) {
+    if let Some(problem) = crate::input::span_problem(seconds, true) {
         return Err(format!("`{text}`: {problem}"));
     }
     let d = Duration::from_secs_f64(seconds);

@@ -390,13 +390,17 @@ fn an_impossible_scenario_step_is_refused_with_its_line() {
             "step 1: link 0 - 1 is already up",
         ),
     ];
-    for (k, (text, line, message)) in cases.iter().enumerate() {
-        let file = dir.path().join(format!("s{k}.scenario"));
+    // `linkrev run --scenario` on `text`, written as `name`.
+    let replay = |name: &str, text: &str| {
+        let file = dir.path().join(name);
         std::fs::write(&file, text).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
+        Command::new(env!("CARGO_BIN_EXE_linkrev"))
             .args(["run", "--scenario", file.to_str().unwrap()])
             .output()
-            .unwrap();
+            .unwrap()
+    };
+    for (k, (text, line, message)) in cases.iter().enumerate() {
+        let out = replay(&format!("s{k}.scenario"), text);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{text}: {stderr}");
         let at = format!("s{k}.scenario:{line}: step: {message}");
@@ -413,12 +417,7 @@ fn an_impossible_scenario_step_is_refused_with_its_line() {
     );
     let text =
         "algorithm me-rl\nnodes 11\nlink 0 5\nlink 9 10\nstep link 0 5 down\nstep link 9 10 down\n";
-    let file = dir.path().join("eleven.scenario");
-    std::fs::write(&file, text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
-        .args(["run", "--scenario", file.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = replay("eleven.scenario", text);
     assert!(
         out.status.success(),
         "the largest scenario replays its link steps: {}",
@@ -430,16 +429,10 @@ fn an_impossible_scenario_step_is_refused_with_its_line() {
     assert!(err.to_string().contains("x:3: nodes: given twice"), "{err}");
     // A possible execution still replays: request, the token's Request travels, the
     // token comes back, node 1 enters and leaves.
-    let file = dir.path().join("fine.scenario");
-    std::fs::write(
-        &file,
+    let out = replay(
+        "fine.scenario",
         "algorithm me-rl\nnodes 2\nlink 0 1\nstep request 1\nstep deliver 1 0\nstep deliver 0 1\nstep release 1\n",
-    )
-    .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_linkrev"))
-        .args(["run", "--scenario", file.to_str().unwrap()])
-        .output()
-        .unwrap();
+    );
     assert!(
         out.status.success(),
         "{}",

@@ -65,7 +65,11 @@ fn shifts_commute<F: Watches<P>, P: Protocol>(
         shift::renormalize(&mut normal);
         let mut shifted_normal = shifted.clone();
         shift::renormalize(&mut shifted_normal);
-        prop_assert_eq!(&shifted_normal, &normal, "renormalizing is not a normal form");
+        prop_assert_eq!(
+            &shifted_normal,
+            &normal,
+            "renormalizing is not a normal form"
+        );
         let mut a = model.step(&normal, action.clone()).expect("enabled");
         let mut b = model.step(&state, action.clone()).expect("enabled");
         shift::renormalize(&mut a);

@@ -220,7 +220,7 @@ fn run_config(args: &RunArgs, algo: Algorithm, trace: &Trace) -> Result<RunConfi
     }
     let duration = args.duration.unwrap_or(trace.duration);
     // One limit for every duration, as for trace times: never clamped silently.
-    if let Some(why) = crate::sim::time::span_problem(duration, true) {
+    if let Some(why) = crate::input::span_problem(duration, true) {
         return Err(InputError::parameter("duration", why));
     }
     let workload = if algo.family().needs_workload() {

@@ -97,7 +97,7 @@ pub struct ReadOptions {
 pub fn read_trace_with(path: &Path, options: &ReadOptions) -> Result<LoadedTrace, InputError> {
     if let Some(problem) = options
         .duration
-        .and_then(|d| crate::sim::time::span_problem(d, true))
+        .and_then(|d| crate::input::span_problem(d, true))
     {
         return Err(InputError::parameter("duration", problem));
     }

@@ -188,7 +188,7 @@ impl RwpParams {
                 format!("the pause must be finite and >= 0 s, got {pause}"),
             ));
         }
-        if let Some(problem) = crate::sim::time::span_problem(self.duration, true) {
+        if let Some(problem) = crate::input::span_problem(self.duration, true) {
             return Err(InputError::parameter("duration", problem));
         }
         let legs = self.estimated_legs();

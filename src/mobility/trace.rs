@@ -13,7 +13,7 @@ use std::fmt;
 /// The latest time a trace file may give, seconds (about 32 years). Mobility studies
 /// span hours; a later time is a unit mistake (milliseconds or nanoseconds written as
 /// seconds), and accepting it would make a run simulate for ages instead of failing.
-pub const MAX_TRACE_TIME: f64 = crate::sim::time::MAX_SECONDS;
+pub const MAX_TRACE_TIME: f64 = crate::input::MAX_SECONDS;
 
 pub use crate::MAX_NODES;
 

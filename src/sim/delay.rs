@@ -86,7 +86,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "s" => 1.0,
         _ => return Err(format!("unknown unit `{unit}` (use ns, us, ms or s)")),
     };
-    if let Some(problem) = super::time::span_problem(value * scale, false) {
+    if let Some(problem) = crate::input::span_problem(value * scale, false) {
         return Err(format!("`{text}`: {problem}"));
     }
     Ok(Duration::from_secs_f64(value * scale))

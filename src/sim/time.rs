@@ -6,41 +6,6 @@
 
 use std::fmt;
 
-/// The longest span of simulated time any input may give, seconds (about 32 years):
-/// mobility studies span hours, and a longer time is a unit mistake (milliseconds or
-/// nanoseconds written as seconds) that would make a run simulate for ages.
-pub const MAX_SECONDS: f64 = 1e9;
-
-/// Why `seconds` cannot be a span of simulated time (a run's duration, a delay, a CS
-/// time), if it cannot: not a finite number, negative, longer than [`MAX_SECONDS`], or,
-/// when it must be `positive`, shorter than the clock's nanosecond, which would round
-/// it to nothing. Nothing is clamped.
-pub fn span_problem(seconds: f64, positive: bool) -> Option<String> {
-    // 1e-300 and 1e20 in scientific notation, not three hundred digits.
-    let shown = if seconds == 0.0 || (1e-3..1e12).contains(&seconds.abs()) {
-        format!("{seconds}")
-    } else {
-        format!("{seconds:e}")
-    };
-    if !seconds.is_finite() || seconds < 0.0 {
-        return Some(format!(
-            "must be a finite number of seconds >= 0, got {shown}"
-        ));
-    }
-    if seconds > MAX_SECONDS {
-        return Some(format!(
-            "{shown} s is longer than the limit of {MAX_SECONDS:.0e} s (about 32 years); is it \
-             in milliseconds or nanoseconds?"
-        ));
-    }
-    if positive && seconds < 0.5e-9 {
-        return Some(format!(
-            "must be at least 1 ns (the simulator's clock counts nanoseconds), got {shown} s"
-        ));
-    }
-    None
-}
-
 /// A point in simulated time, nanoseconds since the start of the run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SimTime(pub u64);

@@ -49,6 +49,7 @@ fn shifts_commute<F: Watches<P>, P: Protocol>(
 ) -> Result<(), TestCaseError> {
     let model = F::model(config, setup);
     for (state, action) in execution(&model, choices) {
+        hooks_agree(&state)?;
         let groups = shift::groups(&state);
         let by: Vec<Option<[i64; 2]>> = (0..state.nodes.len())
             .map(|g| Some(vectors[g % vectors.len()]))
@@ -79,6 +80,58 @@ fn shifts_commute<F: Watches<P>, P: Protocol>(
     Ok(())
 }
 
+/// The hooks the checker's reductions read agree with each other and with the rules,
+/// on every node and message of `state`:
+/// - a message's kind (its by-kind column) is its variant's name;
+/// - raising every level by `d` ([`Protocol::for_each_level`], the gap abstraction) is
+///   shifting every height by `[d, 0]`, where the protocol claims both;
+/// - a message said to be ignored from a non-neighbour is ignored: delivered from its
+///   sender to any node the sender has no link to now (as the checker's dead-message
+///   quotient would drop it), it changes nothing and sends nothing.
+fn hooks_agree<P: Protocol>(state: &CheckState<P>) -> Result<(), TestCaseError> {
+    use linkrev::protocol::Ctx;
+    let levels = P::LEVELS_STEP_BY_ONE && P::SHIFT_INVARIANT;
+    for (from, _, msg) in state.queues.iter() {
+        prop_assert!(
+            format!("{msg:?}").starts_with(msg.kind()),
+            "{:?} counted as {}",
+            msg,
+            msg.kind()
+        );
+        if levels {
+            let (mut raised, mut shifted) = (msg.clone(), msg.clone());
+            raised.for_each_level(&mut |level| *level += 3);
+            shifted.shift_heights([3, 0]);
+            prop_assert_eq!(raised, shifted, "levels of {:?}", msg);
+        }
+        if msg.ignored_from_non_neighbour() {
+            for (to, node) in state.nodes.iter().enumerate() {
+                let to = to as linkrev::NodeId;
+                if to == from || state.links.contains((from.min(to), from.max(to))) {
+                    continue;
+                }
+                let mut after = node.clone();
+                let mut ctx = Ctx::new(to, 0);
+                after.on_message(from, msg.clone(), &mut ctx);
+                prop_assert!(
+                    after == *node && ctx.effects().is_empty(),
+                    "{:?} from a stranger is not ignored",
+                    msg
+                );
+            }
+        }
+    }
+    if levels {
+        for node in &state.nodes {
+            let (mut raised, mut shifted) = (node.clone(), node.clone());
+            raised.for_each_level(&mut |level| *level += 3);
+            shifted.shift_heights([3, 0]);
+            prop_assert!(raised == shifted, "levels of {:?}", node);
+        }
+    }
+    Ok(())
+}
+
 /// Every step of a random execution gives rank-equal states from rank-equal ones: from
 /// a state, and from the same state with its stamps ranked or spread apart.
 fn stamps_commute<F: Watches<P>, P: Protocol>(
@@ -91,6 +144,7 @@ where
 {
     let model = F::model(P::Config::default(), setup);
     for (state, action) in execution(&model, choices) {
+        hooks_agree(&state)?;
         let mut ranked = state.clone();
         stamps::rank(&mut ranked);
         // Spread the ranks apart (still in order, still below the next event's stamp).

@@ -532,9 +532,35 @@ fn initial_state_orients_every_component() {
         "only node 0"
     );
     assert!(h.nodes[3].is_sink(), "a tokenless component has a sink");
-    for p in &h.nodes {
+    for (i, p) in h.nodes.iter().enumerate() {
+        assert_eq!(p.id(), i as NodeId);
         assert_eq!(p.status(), Status::Remainder);
         assert_eq!(p.queue().len(), 0);
+    }
+}
+
+/// The model checker drops a message from a non-neighbour that its receiver ignores
+/// (`Message::ignored_from_non_neighbour`), so the hook must say exactly what RL does:
+/// a Request or a LinkInfo from a node the receiver keeps no link record of changes
+/// nothing and sends nothing; a Token is taken. Each is counted under its own kind.
+#[test]
+fn the_hooks_on_messages_say_what_rl_does() {
+    use linkrev::protocol::{Ctx, Protocol as _};
+    let h = Harness::<Rl>::new(3, &[(0, 1), (1, 2)]);
+    let h0 = hgt(0, 0, 0);
+    for (msg, kind) in [
+        (RlMsg::Request(h0), "Request"),
+        (RlMsg::Token(h0), "Token"),
+        (RlMsg::LinkInfo(h0), "LinkInfo"),
+    ] {
+        assert_eq!(msg.kind(), kind);
+        // Node 2 has never been linked to node 0.
+        let mut node = h.nodes[2].clone();
+        let mut ctx = Ctx::new(2, 0);
+        node.on_message(0, msg.clone(), &mut ctx);
+        let ignored = node == h.nodes[2] && ctx.effects().is_empty();
+        assert_eq!(ignored, msg.ignored_from_non_neighbour(), "{msg:?}");
+        assert_eq!(ignored, !matches!(msg, RlMsg::Token(_)), "{msg:?}");
     }
 }
 

@@ -1,7 +1,8 @@
 //! The protocol cores' oracles in one test binary, for mutation testing: the family
 //! conformance suites, each protocol's own tests (the seed's worked examples, brute-force
-//! and property checks), the checker's quotient claims step by step, and small checker
-//! verdicts replayed through the simulator. cargo-mutants builds and runs only this
+//! and property checks), the checker's quotient claims step by step, small checker
+//! verdicts replayed through the simulator, and the replay views the slides' figures
+//! are checked against. cargo-mutants builds and runs only this
 //! target for each mutant (`.cargo/mutants.toml`), so a mutant costs one incremental
 //! build and one link instead of fifty.
 //!
@@ -28,5 +29,7 @@ mod me_krl;
 mod me_raymond;
 #[path = "me_rl.rs"]
 mod me_rl;
+#[path = "replay.rs"]
+mod replay;
 #[path = "route_gb.rs"]
 mod route_gb;

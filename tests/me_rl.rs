@@ -557,7 +557,7 @@ fn the_hooks_on_messages_say_what_rl_does() {
         // Node 2 has never been linked to node 0.
         let mut node = h.nodes[2].clone();
         let mut ctx = Ctx::new(2, 0);
-        node.on_message(0, msg.clone(), &mut ctx);
+        node.on_message(0, msg, &mut ctx);
         let ignored = node == h.nodes[2] && ctx.effects().is_empty();
         assert_eq!(ignored, msg.ignored_from_non_neighbour(), "{msg:?}");
         assert_eq!(ignored, !matches!(msg, RlMsg::Token(_)), "{msg:?}");

@@ -749,6 +749,21 @@ fn check_safety(h: &Harness<Rl>) -> Result<(), TestCaseError> {
     // leave one raises it (so `RequestCS`'s sink test never fires from a legal start).
     for p in &h.nodes {
         prop_assert!(!p.is_sink(), "{} is a sink at rest: {:?}", p.id(), p);
+        // `next` (WWV §4): the holder points to itself; a node that waits for the token
+        // (its queue holds a request) has sent that request to `next`, a neighbour, or
+        // has no neighbour and points to itself until one appears.
+        if p.holds_token() {
+            prop_assert_eq!(p.next(), p.id(), "the holder's next: {:?}", p);
+        } else if p.queue().len() > 0 {
+            let next = p.next();
+            let mut n = p.neighbours().peekable();
+            let lonely = n.peek().is_none();
+            prop_assert!(
+                n.any(|j| j == next) || (next == p.id() && lonely),
+                "a waiting node's next is not a neighbour: {:?}",
+                p
+            );
+        }
     }
     Ok(())
 }

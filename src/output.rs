@@ -18,11 +18,7 @@ pub fn write_atomically<F>(path: &Path, fill: F) -> io::Result<()>
 where
     F: FnOnce(&mut dyn Write) -> io::Result<()>,
 {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut temp = temporary_file_in(dir)?;
+    let mut temp = temporary_file_in(parent_dir(path))?;
     {
         let mut writer = BufWriter::new(temp.as_file_mut());
         fill(&mut writer)?;
@@ -114,10 +110,14 @@ pub fn ensure_writable_dir(dir: &Path) -> io::Result<()> {
 
 /// [`ensure_writable_dir`] for the directory a file `path` will be written into.
 pub fn ensure_writable_parent(path: &Path) -> io::Result<()> {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => ensure_writable_dir(p),
-        _ => ensure_writable_dir(Path::new(".")),
-    }
+    ensure_writable_dir(parent_dir(path))
+}
+
+/// The directory `path` lies in: its parent, or `.` for a bare name.
+pub fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 /// `mode` less the umask, as `open(2)` and `mkdir(2)` apply it to what tempfile creates.

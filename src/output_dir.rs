@@ -155,8 +155,8 @@ pub fn check_replaceable(out: &Path) -> anyhow::Result<()> {
 pub struct Staged {
     dir: tempfile::TempDir,
     out: PathBuf,
-    parent: PathBuf,
-    prefix: String,
+    /// Where the previous `out` moves while the new one takes its place.
+    aside: PathBuf,
 }
 
 /// Removes the leftovers of killed processes on this host beside `out`: staging
@@ -174,21 +174,21 @@ fn remove_leftovers(parent: &Path, kind: &str) {
 /// directory beside `out`.
 pub fn stage(out: &Path, kind: &str) -> anyhow::Result<Staged> {
     check_replaceable(out)?;
-    let parent = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf();
-    std::fs::create_dir_all(&parent).with_context(|| format!("creating {}", parent.display()))?;
-    let prefix = crate::output::leftover_prefix(kind);
-    remove_leftovers(&parent, kind);
-    let dir = crate::output::staging_dir(&parent, &format!("{prefix}{}-", std::process::id()))
+    let parent = crate::output::parent_dir(out);
+    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    remove_leftovers(parent, kind);
+    // `.linkrev-KIND-HOST-PID-`: what a later run recognises as a leftover of ours.
+    let mine = format!(
+        "{}{}-",
+        crate::output::leftover_prefix(kind),
+        std::process::id()
+    );
+    let dir = crate::output::staging_dir(parent, &mine)
         .with_context(|| format!("creating a staging directory in {}", parent.display()))?;
     Ok(Staged {
         dir,
         out: out.to_path_buf(),
-        parent,
-        prefix,
+        aside: parent.join(format!("{mine}old")),
     })
 }
 
@@ -204,11 +204,8 @@ impl Staged {
         write_manifest(self.dir.path())?;
         check_replaceable(&self.out)?;
         let staged = self.dir.keep();
-        let aside = self
-            .parent
-            .join(format!("{}{}-old", self.prefix, std::process::id()));
-        let old = match std::fs::rename(&self.out, &aside) {
-            Ok(()) => Some(aside),
+        let old = match std::fs::rename(&self.out, &self.aside) {
+            Ok(()) => Some(&self.aside),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&staged);
@@ -225,7 +222,7 @@ impl Staged {
                 .with_context(|| format!("moving the new {} into place", self.out.display()));
         }
         if let Some(old) = old {
-            std::fs::remove_dir_all(&old)
+            std::fs::remove_dir_all(old)
                 .with_context(|| format!("removing the previous {}", old.display()))?;
         }
         Ok(())

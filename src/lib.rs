@@ -153,6 +153,7 @@ pub const MAX_NODES: usize = 1_000_000;
 pub mod check;
 pub mod cli;
 pub mod conformance;
+pub mod coverage;
 pub mod family;
 pub mod graph;
 pub mod input;

@@ -888,3 +888,102 @@ fn counterexamples_through_every_leader_election_variant() {
         assert_eq!(stormed, storms, "{name}: delay seeds of 0..200 that storm");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// (e) What the checker, the replay and the tests read from a node: its neighbour views,
+//     the non-neighbour hook, the replay's arrows and panels, the legality check's
+//     refusal of links that are not links. (Mutation testing found these unchecked.)
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn an_update_from_a_non_neighbour_is_ignored_as_the_hook_says() {
+    let mut nodes = LeMalpani::initial_states(&(), &[vec![1], vec![0], vec![]]);
+    let mut ctx = Ctx::new(0, 0);
+    let before = nodes[0].clone();
+    let update = LeMsg::Update(ht(2, 5, 2, 1, 0, 2));
+    nodes[0].on_message(2, update, &mut ctx);
+    assert_eq!(nodes[0], before, "node 0 has no link to 2");
+    assert_eq!(ctx.drain().count(), 0);
+    use linkrev::protocol::Message as _;
+    assert!(
+        update.ignored_from_non_neighbour(),
+        "the hook the checker's reductions read must say so"
+    );
+}
+
+#[test]
+fn a_node_lists_its_neighbours_with_the_last_height_heard() {
+    // A path 0 - 1 - 2: node 1 knows both ends' initial heights.
+    let nodes = LeMalpani::initial_states(&(), &[vec![1], vec![0, 2], vec![1]]);
+    let mut one = nodes[1].clone();
+    let listed: Vec<_> = one.neighbours().collect();
+    assert_eq!(
+        listed,
+        [(0, Some(nodes[0].height())), (2, Some(nodes[2].height()))]
+    );
+    // A new link to 3: listed, with no height until its Update arrives.
+    let mut ctx = Ctx::new(1, 0);
+    one.on_link_up(3, &mut ctx);
+    let listed: Vec<_> = one.neighbours().collect();
+    assert_eq!(listed.len(), 3);
+    assert_eq!(listed[2], (3, None));
+    one.on_message(3, LeMsg::Update(Height::leader(3)), &mut ctx);
+    assert_eq!(one.neighbours().nth(2), Some((3, Some(Height::leader(3)))));
+}
+
+#[test]
+fn initial_states_ignore_self_loops() {
+    // Node 0 lists itself.
+    let nodes = LeMalpani::initial_states(&(), &[vec![0, 1], vec![0]]);
+    let of_0: Vec<NodeId> = nodes[0].neighbours().map(|(j, _)| j).collect();
+    assert_eq!(of_0, [1]);
+    is_legal(&nodes, &[(0, 1)]).expect("a legal start");
+}
+
+#[test]
+fn the_legality_check_refuses_links_that_are_not_links() {
+    let nodes = LeMalpani::initial_states(&(), &[vec![1], vec![0], vec![]]);
+    for bad in [(0, 3), (3, 0), (1, 1)] {
+        let err = is_legal(&nodes, &[(0, 1), bad]).unwrap_err();
+        assert!(
+            err.contains("is not between two of the 3 nodes"),
+            "{bad:?}: {err}"
+        );
+    }
+    is_legal(&nodes, &[(0, 1)]).expect("the real links");
+}
+
+#[test]
+fn the_replay_draws_each_link_once_from_the_higher_height_and_shows_each_view() {
+    use linkrev::protocol::ReplayView;
+    // The five-node walkthrough's start, then a change, quiesced: every link of the
+    // final state drawn once, downwards.
+    let links = [(A, B), (B, C), (C, D), (D, E), (B, D)];
+    let mut h: Harness<LeMalpani> = Harness::new(5, &links);
+    h.link_down(C, D);
+    h.link_up(A, E);
+    h.deliver_all(10_000);
+    let now = [(A, B), (B, C), (D, E), (B, D), (A, E)];
+    for &(i, j) in &now {
+        let (p, q) = (&h.nodes[i as usize], &h.nodes[j as usize]);
+        let down = p.height() > q.height();
+        assert_eq!(p.points_to(j, q), Some(down), "{i} → {j}");
+        assert_eq!(q.points_to(i, p), Some(!down), "{j} → {i}");
+    }
+    for p in &h.nodes {
+        assert_eq!(p.label(), p.height().to_string());
+        let panel = p.describe();
+        assert!(
+            panel.starts_with(&format!("height {}\nleader {}\n", p.height(), p.leader())),
+            "{panel}"
+        );
+        for (j, seen) in p.neighbours() {
+            let line = format!("view of {j}: {}", seen.expect("quiesced").to_string());
+            assert!(panel.contains(&line), "{panel} lacks {line}");
+        }
+    }
+    // A view not yet heard says so.
+    let mut lone = LeMalpani::initial_states(&(), &[vec![], vec![]]).remove(0);
+    lone.on_link_up(1, &mut Ctx::new(0, 0));
+    assert!(lone.describe().contains("view of 1: (no Update yet)"));
+}

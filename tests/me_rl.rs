@@ -888,3 +888,38 @@ fn a_holder_in_its_cs_never_requests_its_own_token() {
     assert_eq!(h.cs_entries, vec![0, 1]);
     assert_token_oriented(&h);
 }
+
+/// What the monitors, the replay and the checker read from a node and a message, each
+/// against what RL did (mutation testing found these unchecked).
+#[test]
+fn what_a_node_and_a_message_show_is_what_rl_holds() {
+    let mut h = Harness::<Rl>::new(4, &path(4));
+    let start = heights(&h);
+    // Views: every neighbour at its height, nobody else.
+    for i in 0..4u32 {
+        for j in 0..4u32 {
+            let linked = i.abs_diff(j) == 1;
+            let seen = h.nodes[i as usize].neighbour_height(j);
+            assert_eq!(
+                seen,
+                linked.then_some(start[j as usize]),
+                "{i}'s view of {j}"
+            );
+        }
+    }
+    // Waiting from the request until the CS is entered, and not before or after.
+    assert!(h.nodes.iter().all(|p| !p.waiting()));
+    h.app(3, AppEvent::RequestCs);
+    assert!(h.nodes[3].waiting());
+    h.deliver_all(100);
+    assert_eq!(h.nodes[3].status(), Status::InCs);
+    assert!(!h.nodes[3].waiting());
+
+    // A message's height parts are its height's numbers, and shifting moves exactly them.
+    for make in [RlMsg::Request, RlMsg::Token, RlMsg::LinkInfo] {
+        let mut msg = make(hgt(3, -2, 1));
+        assert_eq!(msg.height_parts(), Some([3, -2]), "{msg:?}");
+        msg.shift_heights([1, 5]);
+        assert_eq!(msg, make(hgt(4, 3, 1)));
+    }
+}

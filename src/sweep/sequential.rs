@@ -245,80 +245,86 @@ fn judge_point(
     stored: &StoredValues,
 ) -> PointState {
     let label = point_label(&plan.runs.get(runs[0].index).key);
-    let Replications { min, .. } = sequential.replications;
-    let mut n = min;
-    // The judgment that sent it past its previous count, shown while it runs.
-    let mut last: Option<Worst> = None;
-    loop {
+    let mut algorithms: Vec<usize> = Vec::new();
+    for r in runs {
+        if !algorithms.contains(&r.algorithm) {
+            algorithms.push(r.algorithm);
+        }
+    }
+    let named: Vec<Algorithm> = algorithms.iter().map(|&a| plan.algorithms[a]).collect();
+    let (n, status, worst) = grow(sequential.replications, |n| {
         let all_stored = runs
             .iter()
             .filter(|r| r.replication < n)
             .all(|r| stored.contains_key(&r.index));
-        if !all_stored {
-            return PointState {
-                label,
-                n,
-                status: Status::Running,
-                worst: last,
-            };
-        }
-        let (met, worst) = judge(plan, &sequential.precision, runs, n, stored);
-        let next = sequential.replications.next(n);
-        match (met, next) {
+        // value(a, m): metric m of the point's algorithm a, replications below n, in
+        // replication order.
+        let value = |a: usize, m: usize| -> Vec<Option<f64>> {
+            let mut of_a: Vec<(u32, Option<f64>)> = runs
+                .iter()
+                .filter(|r| r.algorithm == algorithms[a] && r.replication < n)
+                .map(|r| (r.replication, stored.get(&r.index).and_then(|v| v[m])))
+                .collect();
+            of_a.sort_by_key(|(rep, _)| *rep);
+            of_a.into_iter().map(|(_, v)| v).collect()
+        };
+        all_stored.then(|| judge(&named, &sequential.precision, &value))
+    });
+    PointState {
+        label,
+        n,
+        status,
+        worst,
+    }
+}
+
+/// The stopping rule's walk over one point: from `min`, `batch` at a time, until the
+/// target is met or `max` is reached. `judge_at(n)` judges the point's first `n`
+/// replications ([`judge`]), or is `None` while they are not all stored, which leaves
+/// the point [`Status::Running`] at `n` with the judgment that sent it there.
+///
+/// The sweep and the coverage harness ([`crate::coverage`]) both stop points through
+/// this function, so the harness measures the rule the sweeps apply.
+pub fn grow(
+    replications: Replications,
+    mut judge_at: impl FnMut(u32) -> Option<(bool, Option<Worst>)>,
+) -> (u32, Status, Option<Worst>) {
+    let mut n = replications.min;
+    // The judgment that sent it past its previous count, shown while it runs.
+    let mut last: Option<Worst> = None;
+    loop {
+        let Some((met, worst)) = judge_at(n) else {
+            return (n, Status::Running, last);
+        };
+        match (met, replications.next(n)) {
             (false, Some(more)) => {
                 n = more;
                 last = worst;
             }
-            (met, _) => {
-                return PointState {
-                    label,
-                    n,
-                    status: if met {
-                        Status::Met
-                    } else {
-                        Status::StoppedAtMax
-                    },
-                    worst,
-                };
-            }
+            (true, _) => return (n, Status::Met, worst),
+            (false, None) => return (n, Status::StoppedAtMax, worst),
         }
     }
 }
 
-/// Whether every interval of a point's first `n` replications meets the target, and
-/// the least precise one.
-fn judge(
-    plan: &Plan,
+/// Whether every interval of a point meets the target, and the least precise one.
+/// `algorithms` are the point's; `value(a, m)` is metric `m` (an index into
+/// `precision.metrics`) of `algorithms[a]`'s replications judged, in replication order,
+/// `None` where a run has no value.
+pub fn judge(
+    algorithms: &[Algorithm],
     precision: &Precision,
-    runs: &[PointRun],
-    n: u32,
-    stored: &StoredValues,
+    value: &dyn Fn(usize, usize) -> Vec<Option<f64>>,
 ) -> (bool, Option<Worst>) {
-    let algorithms: Vec<usize> = runs.iter().fold(Vec::new(), |mut all, r| {
-        if !all.contains(&r.algorithm) {
-            all.push(r.algorithm);
-        }
-        all
-    });
-    // value(a, m): metric m of algorithm a's replications below n, in replication order.
-    let value = |a: usize, m: usize| -> Vec<Option<f64>> {
-        let mut of_a: Vec<(u32, Option<f64>)> = runs
-            .iter()
-            .filter(|r| r.algorithm == a && r.replication < n)
-            .map(|r| (r.replication, stored.get(&r.index).and_then(|v| v[m])))
-            .collect();
-        of_a.sort_by_key(|(rep, _)| *rep);
-        of_a.into_iter().map(|(_, v)| v).collect()
-    };
-    let name = |a: usize| -> Algorithm { plan.algorithms[a] };
+    let name = |a: usize| -> Algorithm { algorithms[a] };
     let paired = precision
         .paired
         .as_ref()
-        .and_then(|b| algorithms.iter().copied().find(|&a| name(a).name() == b));
+        .and_then(|b| (0..algorithms.len()).find(|&a| name(a).name() == b));
     let mut met = true;
     let mut worst: Option<Worst> = None;
     for (m, metric_name) in precision.metrics.iter().enumerate() {
-        for &a in &algorithms {
+        for a in 0..algorithms.len() {
             let Some(metric) = name(a).family().metric(metric_name) else {
                 continue;
             };

@@ -978,7 +978,7 @@ fn the_replay_draws_each_link_once_from_the_higher_height_and_shows_each_view() 
             "{panel}"
         );
         for (j, seen) in p.neighbours() {
-            let line = format!("view of {j}: {}", seen.expect("quiesced").to_string());
+            let line = format!("view of {j}: {}", seen.expect("quiesced"));
             assert!(panel.contains(&line), "{panel} lacks {line}");
         }
     }

@@ -923,3 +923,91 @@ fn what_a_node_and_a_message_show_is_what_rl_holds() {
         assert_eq!(msg, make(hgt(4, 3, 1)));
     }
 }
+
+/// The square 0-1, 0-2, 1-3, 2-3 with the token at 0: 1 and 2 one hop above it, 3 on
+/// top with `next = 1` (the lower of its two neighbours).
+fn square() -> Harness<Rl> {
+    let h = Harness::<Rl>::new(4, &[(0, 1), (0, 2), (1, 3), (2, 3)]);
+    assert_eq!(h.nodes[3].next(), 1);
+    h
+}
+
+fn requests_from(h: &Harness<Rl>, since: usize, node: NodeId) -> Vec<NodeId> {
+    h.sent[since..]
+        .iter()
+        .filter(|(from, _, m)| *from == node && matches!(m, RlMsg::Request(_)))
+        .map(|&(_, to, _)| to)
+        .collect()
+}
+
+#[test]
+fn a_lost_link_resends_the_request_only_when_it_was_next_and_someone_waits() {
+    // Waiting at 3, and the link that is not `next` fails: nothing is re-sent.
+    let mut h = square();
+    h.app(3, AppEvent::RequestCs);
+    let since = h.sent.len();
+    h.link_down(2, 3);
+    assert_eq!(requests_from(&h, since, 3), Vec::<NodeId>::new());
+    // Waiting at 3, and `next` fails: the request goes to the neighbour left.
+    let mut h = square();
+    h.app(3, AppEvent::RequestCs);
+    let since = h.sent.len();
+    h.link_down(1, 3);
+    assert_eq!(requests_from(&h, since, 3), vec![2]);
+    assert_eq!(h.nodes[3].next(), 2);
+    // Nobody waiting at 3, and `next` fails: nothing to re-send.
+    let mut h = square();
+    let since = h.sent.len();
+    h.link_down(1, 3);
+    assert_eq!(requests_from(&h, since, 3), Vec::<NodeId>::new());
+}
+
+#[test]
+fn the_replay_draws_each_link_once_from_the_higher_height_and_shows_the_state() {
+    use linkrev::protocol::ReplayView;
+    let mut h = square();
+    h.app(3, AppEvent::RequestCs);
+    h.link_down(1, 3);
+    h.deliver_all(1000);
+    for (i, j) in [(0, 1), (0, 2), (2, 3)] {
+        let (p, q) = (&h.nodes[i as usize], &h.nodes[j as usize]);
+        let down = p.height() > q.height();
+        assert_eq!(p.points_to(j, q), Some(down), "{i} → {j}");
+        assert_eq!(q.points_to(i, p), Some(!down), "{j} → {i}");
+    }
+    for p in &h.nodes {
+        assert_eq!(p.label(), p.height().to_string());
+        let panel = p.describe();
+        let head = format!(
+            "height {}\nstatus {:?}\ntokens {}\nnext {}\n",
+            p.height(),
+            p.status(),
+            usize::from(p.holds_token()),
+            p.next()
+        );
+        assert!(panel.starts_with(&head), "{panel}");
+    }
+}
+
+#[test]
+fn with_forwarding_a_released_token_nobody_waits_for_goes_to_the_highest_neighbour() {
+    use linkrev::protocol::me_krl::{Krl, KrlConfig};
+    // A path 0 - 1 - 2, and 0 linked to 1 and 2 (both one hop up, 2 the higher by
+    // id): the holder's highest neighbour takes the token and keeps it.
+    for (links, holder_after) in [(path(3), 1), (vec![(0, 1), (0, 2)], 2)] {
+        for forwarding in [false, true] {
+            let config = KrlConfig { k: 1, forwarding };
+            let n = links.iter().map(|&(a, b)| a.max(b)).max().unwrap() as usize + 1;
+            let mut h = Harness::<Krl>::configured(&config, n, &links);
+            h.app(0, AppEvent::RequestCs);
+            h.deliver_all(100);
+            h.app(0, AppEvent::ReleaseCs);
+            h.deliver_all(100);
+            let holder = (0..n).find(|&i| h.nodes[i].holds_token()).unwrap();
+            let expected = if forwarding { holder_after } else { 0 };
+            assert_eq!(holder, expected, "{links:?}, forwarding {forwarding}");
+            // The holder points to itself.
+            assert_eq!(h.nodes[holder].rl().next() as usize, holder);
+        }
+    }
+}

@@ -141,7 +141,7 @@ pub fn run_reference(
         bail!("the harness points are random-waypoint points")
     };
     progress.start(runs.len(), 0);
-    let found: anyhow::Result<Vec<(u32, usize, Vec<Option<f64>>)>> = runs
+    let found: anyhow::Result<Vec<RunValues>> = runs
         .par_iter()
         .map(|run| {
             let record = crate::sweep::execute::run_one(&spec.name, run, &no_trace)
@@ -170,6 +170,9 @@ pub fn run_reference(
         study_n,
     })
 }
+
+/// One run's replication, algorithm (index into the point's) and column values.
+type RunValues = (u32, usize, Vec<Option<f64>>);
 
 /// Whether the run key holds every `name=value` of `at` as one of its parts.
 fn at_point(key: &str, at: &[&str]) -> bool {

@@ -589,3 +589,98 @@ fn messages_are_matched_when_new_ones_overtake_lost_ones() {
         rebuild(&doc, doc.events.len());
     }
 }
+
+/// Every link of `links` is drawn once, from the higher height to the lower, and each
+/// node's label is its height.
+fn drawn_downwards<P>(
+    what: &str,
+    h: &linkrev::protocol::testkit::Harness<P>,
+    links: &[(NodeId, NodeId)],
+) where
+    P: linkrev::protocol::ReplayView + linkrev::protocol::HeightView,
+    P::Height: std::fmt::Display,
+{
+    for &(i, j) in links {
+        let (p, q) = (&h.nodes[i as usize], &h.nodes[j as usize]);
+        let down = p.height() > q.height();
+        assert_eq!(p.points_to(j, q), Some(down), "{what}: {i} → {j}");
+        assert_eq!(q.points_to(i, p), Some(!down), "{what}: {j} → {i}");
+    }
+    for p in &h.nodes {
+        assert_eq!(p.label(), p.height().to_string(), "{what}");
+    }
+}
+
+/// The replay's arrows of every height-based protocol, and Raymond's along `HOLDER`,
+/// after link changes have been handled (mutation testing found them unchecked).
+#[test]
+fn the_replay_orients_each_drawn_link_as_the_protocol_does() {
+    use linkrev::protocol::me_krl::{Krl, KrlConfig};
+    use linkrev::protocol::me_raymond::Raymond;
+    use linkrev::protocol::testkit::Harness;
+    use linkrev::protocol::{AppEvent, ReplayView as _};
+    let start = [(0, 1), (1, 2), (2, 3), (3, 0), (1, 3)];
+    let after = [(0, 1), (1, 2), (3, 0), (1, 3)];
+    macro_rules! changed {
+        ($p:ty) => {{
+            let mut h = Harness::<$p>::new(4, &start);
+            h.link_down(2, 3);
+            h.deliver_all(10_000);
+            h
+        }};
+    }
+    drawn_downwards(
+        "le-ingram",
+        &changed!(linkrev::protocol::le_ingram::LeIngram),
+        &after,
+    );
+    drawn_downwards(
+        "gb-full",
+        &changed!(linkrev::protocol::route_gb::GbFull),
+        &after,
+    );
+    drawn_downwards(
+        "gb-partial",
+        &changed!(linkrev::protocol::route_gb::GbPartial),
+        &after,
+    );
+    let mut krl = Harness::<Krl>::configured(
+        &KrlConfig {
+            k: 2,
+            forwarding: false,
+        },
+        4,
+        &start,
+    );
+    krl.app(2, AppEvent::RequestCs);
+    krl.link_down(2, 3);
+    krl.deliver_all(10_000);
+    for (i, j) in after {
+        let (p, q) = (&krl.nodes[i as usize], &krl.nodes[j as usize]);
+        let down = p.rl().height() > q.rl().height();
+        assert_eq!(p.points_to(j, q), Some(down), "me-krl: {i} → {j}");
+        assert_eq!(q.points_to(i, p), Some(!down), "me-krl: {j} → {i}");
+        assert_eq!(p.label(), p.rl().height().to_string());
+    }
+
+    // Raymond: a tree link points from a node to its HOLDER, and no other link points.
+    let mut ray = Harness::<Raymond>::new(4, &[(0, 1), (1, 2), (1, 3)]);
+    ray.app(3, AppEvent::RequestCs);
+    ray.deliver_all(10_000);
+    for (i, j) in [(0, 1), (1, 2), (1, 3), (0, 2)] {
+        let (p, q) = (&ray.nodes[i as usize], &ray.nodes[j as usize]);
+        let expected = if p.holder() == j && p.holder() != i {
+            Some(true)
+        } else if q.holder() == i && q.holder() != j {
+            Some(false)
+        } else {
+            None
+        };
+        assert_eq!(p.points_to(j, q), expected, "raymond: {i} → {j}");
+        assert_eq!(
+            q.points_to(i, p),
+            expected.map(|d| !d),
+            "raymond: {j} → {i}"
+        );
+    }
+}

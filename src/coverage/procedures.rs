@@ -267,7 +267,7 @@ pub fn measure(
             .as_ref()
             .is_some_and(|i| i.low <= truth.estimate && truth.estimate <= i.high)
     };
-    let blocks_n = found.len() as u32;
+    let blocks = found.len() as u32;
     let covered = found.iter().filter(|b| holds(b)).count() as u32;
     let claimed = found.iter().filter(|b| b.met).count() as u32;
     let claimed_covered = found.iter().filter(|b| b.met && holds(b)).count() as u32;
@@ -276,7 +276,6 @@ pub fn measure(
         .iter()
         .filter_map(|b| b.interval.map(|i| i.half_width))
         .collect();
-    let blocks = blocks_n;
     let share = interval(
         Sample::Proportion {
             successes: u64::from(covered),

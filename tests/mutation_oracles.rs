@@ -29,6 +29,8 @@ mod me_krl;
 mod me_raymond;
 #[path = "me_rl.rs"]
 mod me_rl;
+#[path = "protocol_parts.rs"]
+mod protocol_parts;
 #[path = "replay.rs"]
 mod replay;
 #[path = "route_gb.rs"]

@@ -127,6 +127,7 @@ fn summarize_by_algorithm_and_rate() {
             "p95",
             "half_width",
             "ci_cut",
+            "ci_rough",
             "interval"
         ]
     );
@@ -181,7 +182,7 @@ fn summarize_by_algorithm_and_rate() {
 fn summarize_without_groups_is_one_row() {
     let s = summarize(&table(), &[], "wait_mean", T).unwrap();
     assert_eq!(s.height(), 1);
-    assert_eq!(s.width(), 10);
+    assert_eq!(s.width(), 11);
     assert_eq!(n(&s, "n", 0), 17);
     close(f(&s, "mean", 0), 135.0 / 17.0, "mean");
 }
@@ -212,6 +213,7 @@ fn paired_difference_rl_minus_raymond() {
             "p95",
             "half_width",
             "ci_cut",
+            "ci_rough",
             "interval",
             "mean_a",
             "mean_b",
@@ -454,6 +456,7 @@ fn shares_and_pooled_ratios_stay_in_their_support() {
         method: IntervalMethod::Wilson,
         support: Support::UnitInterval,
         confidence: 0.95,
+        least_runs: 0,
     };
     // The share of runs whose wait is above 8 s, as a 0/1 column.
     let waits: Vec<Option<f64>> = t
@@ -485,6 +488,7 @@ fn shares_and_pooled_ratios_stay_in_their_support() {
         method: IntervalMethod::Delta,
         support: Support::NonNegative,
         confidence: 0.95,
+        least_runs: 0,
     };
     let r = summarize_ratio(&t, &[], ("wait_mean", "rate"), delta).unwrap();
     let ys = t.column("wait_mean").unwrap().f64().unwrap().clone();

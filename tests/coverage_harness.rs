@@ -57,6 +57,7 @@ fn point(study: &'static str, statistic: Statistic) -> HarnessPoint {
         at: &["rate=0.2"],
         statistic,
         also: &[],
+        fixed: &[],
     }
 }
 
@@ -94,7 +95,7 @@ fn the_reference_sample_is_the_studys_runs_and_a_block_stops_where_the_sweep_sto
 
     // The point's first 30 replications, run by the harness.
     let p = point("tiny.toml", RL_MSGS);
-    let sample = run_reference(&p, tmp.path(), 30, &Silent).unwrap();
+    let sample = run_reference(&p, tmp.path(), 30, None, &Silent).unwrap();
     assert_eq!(sample.len(), 30);
     assert_eq!(
         sample
@@ -151,7 +152,7 @@ fn coverage_is_a_brute_force_count_over_disjoint_blocks() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("tiny.toml"), spec_text("8", "")).unwrap();
     let p = point("tiny.toml", RL_MSGS);
-    let sample = run_reference(&p, tmp.path(), 43, &Silent).unwrap();
+    let sample = run_reference(&p, tmp.path(), 43, None, &Silent).unwrap();
     let (a, c) = (
         sample.algorithm("me-rl").unwrap(),
         sample.column("msgs_per_cs").unwrap(),
@@ -170,19 +171,32 @@ fn coverage_is_a_brute_force_count_over_disjoint_blocks() {
     // Each block's Student-t interval by hand.
     let t = StudentsT::new(0.0, 1.0, 7.0).unwrap().inverse_cdf(0.975);
     let mut covered = 0;
+    // A figure marks a block's interval rough when one run holds its spread: the
+    // procedure stands behind the others.
+    let (mut claimed, mut claimed_covered) = (0, 0);
     for block in values.chunks_exact(8).take(5) {
         let mean = block.iter().sum::<f64>() / 8.0;
         let var = block.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 7.0;
         let h = t * (var / 8.0).sqrt();
-        covered += u32::from((mean - h).max(0.0) <= truth && truth <= mean + h);
+        let holds = (mean - h).max(0.0) <= truth && truth <= mean + h;
+        covered += u32::from(holds);
+        if linkrev::stats::sequential::held_back(block, 0).is_none() {
+            claimed += 1;
+            claimed_covered += u32::from(holds);
+        }
     }
     assert_eq!(row.covered, covered);
     assert_eq!(row.coverage, f64::from(covered) / 5.0);
     assert!(row.coverage_low <= row.coverage && row.coverage <= row.coverage_high);
-    assert_eq!(row.claimed, None);
+    // msgs_per_cs declares no least runs: a fixed count stands behind every block the
+    // tail guard passes.
+    assert_eq!(
+        (row.claimed, row.claimed_covered),
+        (claimed, claimed_covered)
+    );
 
     // A sample shorter than one block is refused, naming the point.
-    let short = run_reference(&p, tmp.path(), 7, &Silent).unwrap();
+    let short = run_reference(&p, tmp.path(), 7, None, &Silent).unwrap();
     let err = measure(&p, &short, &procedure, 0.95)
         .unwrap_err()
         .to_string();
@@ -195,13 +209,13 @@ fn a_point_must_name_one_point_of_its_study() {
     std::fs::write(tmp.path().join("tiny.toml"), spec_text("8", "")).unwrap();
     let mut p = point("tiny.toml", RL_MSGS);
     p.at = &[];
-    let err = run_reference(&p, tmp.path(), 10, &Silent).unwrap_err();
+    let err = run_reference(&p, tmp.path(), 10, None, &Silent).unwrap_err();
     assert!(
         format!("{err:#}").contains("name a value of every axis"),
         "{err:#}"
     );
     p.at = &["rate=0.3"];
-    let err = run_reference(&p, tmp.path(), 10, &Silent).unwrap_err();
+    let err = run_reference(&p, tmp.path(), 10, None, &Silent).unwrap_err();
     assert!(format!("{err:#}").contains("no run of me-rl"), "{err:#}");
 }
 

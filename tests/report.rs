@@ -918,6 +918,7 @@ fn indicators_mark_violating_and_stopped_runs() {
     let aborted = figures::column_text(&e.runs, "aborted").unwrap();
     let violated = f64s(&e.runs, "violated");
     let stormed = f64s(&e.runs, "stormed");
+    let cut_short = f64s(&e.runs, "cut_short");
     for i in 0..e.runs.height() {
         let v = violations[i].unwrap();
         assert_eq!(
@@ -925,7 +926,12 @@ fn indicators_mark_violating_and_stopped_runs() {
             Some(if v > 0.0 { 1.0 } else { 0.0 }),
             "row {i}"
         );
-        assert_eq!(stormed[i], Some(f64::from(u8::from(aborted[i].is_some()))));
+        let storm = aborted[i]
+            .as_deref()
+            .is_some_and(|r| r.contains("(a message storm)"));
+        let other = aborted[i].is_some() && !storm;
+        assert_eq!(stormed[i], Some(f64::from(u8::from(storm))), "row {i}");
+        assert_eq!(cut_short[i], Some(f64::from(u8::from(other))), "row {i}");
     }
     assert_eq!(
         figures::column_label("violated"),

@@ -3,7 +3,7 @@
 //! sweep of `max` replications, thread counts, shards run in turns, and located errors
 //! for bad precision settings.
 
-use linkrev::stats::Target;
+use linkrev::stats::{StoppingRule, Target};
 use linkrev::sweep::sequential::{Status, StoredValues, decide};
 use linkrev::sweep::specs;
 use polars::prelude::*;
@@ -91,9 +91,10 @@ fn the_rule_reads_only_a_points_first_n_replications() {
             .all(|p| p.status == Status::Running && p.n == 3)
     );
 
-    // Point rate=0.2: constant values, met at min. Point rate=1.0: values alternate
-    // between 1 and 100 for replications below 9, then equal 50: short at 3 and 6,
-    // and still short at 9 (the alternation is in its first 9), so it reaches max.
+    // Point rate=0.2: constant values, met at min and again at 6: the guarded rule
+    // stops there, at two looks in a row. Point rate=1.0: values alternate between 1
+    // and 100 for replications below 9, then equal 50: short at 3 and 6, and still
+    // short at 9 (the alternation is in its first 9), so it reaches max.
     let mut stored = StoredValues::new();
     for run in plan.runs.iter() {
         let rate = run
@@ -113,18 +114,24 @@ fn the_rule_reads_only_a_points_first_n_replications() {
     }
     let d = decide(&plan, &sequential, &stored);
     assert_eq!(d.points.len(), 2);
-    assert_eq!((d.points[0].status, d.points[0].n), (Status::Met, 3));
+    assert_eq!((d.points[0].status, d.points[0].n), (Status::Met, 6));
     assert_eq!(
         (d.points[1].status, d.points[1].n),
         (Status::StoppedAtMax, 12)
     );
     assert!(d.done());
-    assert_eq!(d.wanted.len(), 2 * 3 + 2 * 12);
+    assert_eq!(d.wanted.len(), 2 * 6 + 2 * 12);
+
+    // Law and Kelton's rule as published stops rate=0.2 at its first look.
+    let mut first_look = sequential.clone();
+    first_look.precision.rule = StoppingRule::FirstLook;
+    let f = decide(&plan, &first_look, &stored);
+    assert_eq!((f.points[0].status, f.points[0].n), (Status::Met, 3));
 
     // Replications beyond a point's n change nothing: rewrite every run of rate=0.2
-    // above replication 2 with wild values.
+    // above replication 5 with wild values.
     let mut wild = stored.clone();
-    for run in plan.runs.iter().filter(|r| r.replication >= 3) {
+    for run in plan.runs.iter().filter(|r| r.replication >= 6) {
         if run.key.contains("rate=0.2") {
             wild.insert(run.index, vec![Some(1e9 * f64::from(run.replication))]);
         }
@@ -146,11 +153,99 @@ fn the_rule_reads_only_a_points_first_n_replications() {
     );
 }
 
+/// An axis only Raymond has (`routing`) makes variants within a point, not points: RL,
+/// which has no `routing`, runs once per point and is judged against (and paired
+/// with) both of Raymond's variants, and all three stop at the same n. Before, the
+/// points were `nodes=6` and `nodes=6/routing=discovery`, RL belonged to the first
+/// only, and the discovery variant stopped on its own.
+#[test]
+fn an_axis_only_one_algorithm_has_makes_variants_that_stop_together() {
+    let text = r#"name = "variants"
+master_seed = 5
+replications = { min = 3, max = 12, batch = 3 }
+algorithms = ["me-rl", "me-raymond"]
+
+[params.me-raymond]
+routing = ["oracle", "discovery"]
+
+[mobility]
+nodes = [6, 8]
+area = "600x300"
+duration = 40.0
+
+[workload]
+rate = 0.5
+
+[precision]
+metrics = ["msgs_per_cs"]
+half_width = 1.0
+paired = "me-raymond"
+"#;
+    let spec = specs::parse(text, Path::new("/nowhere/variants.toml")).unwrap();
+    let plan = specs::expand(&spec).unwrap();
+    let sequential = spec.sequential.clone().unwrap();
+    // Values: RL 10 and Raymond with the oracle 20 every time; Raymond with discovery
+    // alternates 0 and 100 below replication 9, so the pair RL − discovery is short
+    // until max at nodes=6. At nodes=8 every variant is constant.
+    let mut stored = StoredValues::new();
+    for run in plan.runs.iter() {
+        let v = match (run.algorithm.name(), run.key.contains("routing=discovery")) {
+            ("me-rl", _) => 10.0,
+            (_, false) => 20.0,
+            (_, true) if run.key.contains("nodes=6") && run.replication < 9 => {
+                if run.replication % 2 == 0 { 0.0 } else { 100.0 }
+            }
+            (_, true) => 30.0,
+        };
+        stored.insert(run.index, vec![Some(v)]);
+    }
+    let d = decide(&plan, &sequential, &stored);
+    let labels: Vec<&str> = d.points.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(labels, ["nodes=6", "nodes=8"]);
+    assert_eq!(
+        (d.points[0].status, d.points[0].n),
+        (Status::StoppedAtMax, 12)
+    );
+    let worst = d.points[0].worst.as_ref().unwrap();
+    assert_eq!(worst.algorithm, "me-rl − me-raymond routing=discovery");
+    assert_eq!((d.points[1].status, d.points[1].n), (Status::Met, 6));
+    // Every variant of a point has the same replications: 3 variants × 12 at
+    // nodes=6, 3 × 6 at nodes=8.
+    let wanted_at = |nodes: &str, variant: &dyn Fn(&str) -> bool| {
+        d.wanted
+            .iter()
+            .map(|&i| plan.runs.get(i))
+            .filter(|r| r.key.contains(nodes) && variant(&r.key))
+            .count()
+    };
+    let rl = |k: &str| k.contains("algo=me-rl/");
+    let oracle = |k: &str| k.contains("routing=oracle");
+    let discovery = |k: &str| k.contains("routing=discovery");
+    assert_eq!(
+        [
+            wanted_at("nodes=6", &rl),
+            wanted_at("nodes=6", &oracle),
+            wanted_at("nodes=6", &discovery)
+        ],
+        [12, 12, 12]
+    );
+    assert_eq!(
+        [
+            wanted_at("nodes=8", &rl),
+            wanted_at("nodes=8", &oracle),
+            wanted_at("nodes=8", &discovery)
+        ],
+        [6, 6, 6]
+    );
+}
+
 #[test]
 fn a_stopped_sweep_is_a_subset_of_the_fixed_one_for_any_threads_and_shards() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let sequential = write(dir, "seq.toml", &spec_text(SEQUENTIAL, PRECISION));
+    // ±25%: loose enough that the guarded rule stops one point (rate = 1.0) early.
+    let loose = PRECISION.replace("0.08", "0.25");
+    let sequential = write(dir, "seq.toml", &spec_text(SEQUENTIAL, &loose));
     let fixed = write(dir, "fixed.toml", &spec_text("12", ""));
 
     let one = dir.join("one");

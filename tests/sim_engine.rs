@@ -324,5 +324,21 @@ fn a_message_storm_aborts_the_run_with_a_reason() {
     sim.run(&mut ());
     let why = sim.counters().aborted.clone().expect("aborted");
     assert!(why.contains("message storm"), "{why}");
+    assert!(linkrev::sim::engine::is_storm(&why), "{why}");
     assert!(sim.in_flight() > linkrev::sim::engine::MAX_IN_FLIGHT);
+}
+
+/// The same storm under an event budget it reaches first is stopped by the budget,
+/// and its reason does not read as a storm: the report counts it in `cut_short`, not
+/// in `stormed`.
+#[test]
+fn a_run_stopped_by_its_event_budget_is_not_called_a_storm() {
+    let tl = timeline(2, 100.0, &[], &[(1.0, 0, 1, LinkChange::Up)]);
+    let mut config = config("uniform:1ms:2ms", LinkBreak::Drain, ChangeMode::Overlap);
+    config.max_events = Some(50);
+    let mut sim = Simulation::<Storm>::new(&tl, config);
+    sim.run(&mut ());
+    let why = sim.counters().aborted.clone().expect("aborted");
+    assert!(why.contains("event budget of 50 events"), "{why}");
+    assert!(!linkrev::sim::engine::is_storm(&why), "{why}");
 }

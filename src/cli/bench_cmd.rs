@@ -43,7 +43,8 @@ pub struct CoverageArgs {
     #[arg(long, default_value = "analysis")]
     pub analysis: std::path::PathBuf,
     /// A harness point to measure (repeatable; all by default): wait-low-load,
-    /// wait-paired, msgs-per-cs, storms, violations-rare, reversals-near-zero.
+    /// wait-restricted, wait-paired, msgs-per-cs, storms, violations-rare,
+    /// reversals-near-zero.
     #[arg(long = "point")]
     pub points: Vec<String>,
     /// Replications in each point's reference sample: 10 to 100,000.
@@ -52,6 +53,12 @@ pub struct CoverageArgs {
     /// Worker threads (runs are parallel; each run is sequential): default all cores.
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Keep each point's reference sample in this directory (one JSON file per study
+    /// point) and reuse it while its study's spec and linkrev's version are unchanged:
+    /// a second measurement of the procedures, or one with more replications, runs
+    /// only the replications missing. Delete it after changing a metric's code.
+    #[arg(long, value_name = "DIR")]
+    pub samples: Option<std::path::PathBuf>,
     #[arg(long)]
     pub json: bool,
 }
@@ -605,6 +612,10 @@ fn coverage(args: CoverageArgs) -> anyhow::Result<Outcome> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()?;
+    if let Some(dir) = &args.samples {
+        crate::output::ensure_writable_dir(dir)
+            .map_err(|e| anyhow::anyhow!("--samples {}: {e}", dir.display()))?;
+    }
     let mut rows = Vec::new();
     for point in chosen {
         if !args.json {
@@ -617,8 +628,15 @@ fn coverage(args: CoverageArgs) -> anyhow::Result<Outcome> {
             );
         }
         let progress = super::sweep_cmd::CliProgress::new(None);
-        let sample =
-            pool.install(|| run_reference(point, &args.analysis, args.replications, &progress))?;
+        let sample = pool.install(|| {
+            run_reference(
+                point,
+                &args.analysis,
+                args.replications,
+                args.samples.as_deref(),
+                &progress,
+            )
+        })?;
         for procedure in Procedure::for_point(point, &sample) {
             rows.push(measure(point, &sample, &procedure, 0.95)?);
         }
@@ -628,14 +646,13 @@ fn coverage(args: CoverageArgs) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Success);
     }
     outln!(
-        "| point | statistic | method | procedure | truth (±95%) | blocks | mean n | median half-width | coverage (95% CI) | claimed met: covered |"
+        "| point | statistic | method | procedure | truth (±95%) | blocks | mean n | median half-width | coverage (95% CI) | claimed: covered |"
     );
     outln!("|---|---|---|---|---|---|---|---|---|---|");
     for r in &rows {
-        let claimed = match (r.claimed, r.claimed_covered) {
-            (Some(c), Some(k)) if c > 0 => format!("{c}: {:.3}", f64::from(k) / f64::from(c)),
-            (Some(_), _) => "0".to_string(),
-            _ => "".to_string(),
+        let claimed = match r.claimed {
+            0 => "none".to_string(),
+            c => format!("{c}: {:.3}", f64::from(r.claimed_covered) / f64::from(c)),
         };
         outln!(
             "| {} | {} | {} | {} | {:.4} ± {:.4} | {} | {:.1} | {:.4} | {:.3} [{:.3}, {:.3}] | {} |",

@@ -124,17 +124,21 @@ fn kind_and_support(m: &Metric) -> (&'static str, &'static str) {
 /// One table row per metric.
 fn metric_rows(out: &mut String, metrics: &[Metric]) {
     out.push_str(
-        "| column | meaning (unit) | type | values | interval | pooled as |\n\
-         |---|---|---|---|---|---|\n",
+        "| column | meaning (unit) | type | values | interval | pooled as | least runs |\n\
+         |---|---|---|---|---|---|---|\n",
     );
     for m in metrics {
         let (kind, support) = kind_and_support(m);
         let pooled = m
             .pooled
             .map_or_else(String::new, |(n, d)| format!("Σ `{n}` / Σ `{d}`"));
+        let least = match m.least_runs {
+            0 => String::new(),
+            n => n.to_string(),
+        };
         let _ = writeln!(
             out,
-            "| `{}` | {} | {kind} | {support} | {} | {pooled} |",
+            "| `{}` | {} | {kind} | {support} | {} | {pooled} | {least} |",
             m.column,
             m.label,
             m.interval.name()
@@ -149,7 +153,8 @@ fn metrics() -> String {
          definitions (`src/family/`). `values` is where a metric lies, which every \
          interval drawn around it respects; `interval` is the one figures draw unless \
          they ask for another (`interval_method`); `pooled as` is what `statistic = \
-         \"pooled\"` draws.\n\n## Every row of every table\n\nEvery row of the `runs` \
+         \"pooled\"` draws; `least runs` is the fewest runs the guarded stopping rule \
+         judges the metric on (blank: the spec's `min`).\n\n## Every row of every table\n\nEvery row of the `runs` \
          table and of the per-event tables starts with the run's identity, then one \
          column per spec parameter (named as in [Spec keys](spec-keys.md) without \
          the section: `speed_max`, `rate`; a trace is `trace`):\n\n\

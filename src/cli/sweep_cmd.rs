@@ -396,11 +396,18 @@ fn print_points(decision: &sequential::Decision) -> anyhow::Result<()> {
         "metric (algorithm)"
     );
     for p in &decision.points {
-        let status = match p.status {
-            sequential::Status::Met => "met",
-            sequential::Status::StoppedAtMax => "max, short",
-            sequential::Status::Running => "running",
+        let status = match (p.status, p.worst.as_ref().and_then(|w| w.held_back)) {
+            (sequential::Status::Met, _) => "met",
+            (sequential::Status::StoppedAtMax, None) => "max, short",
+            (sequential::Status::StoppedAtMax, Some(_)) => "max, held",
+            (sequential::Status::Running, _) => "running",
         };
+        let held = p
+            .worst
+            .as_ref()
+            .and_then(|w| w.held_back)
+            .map(|why| format!(" (held back: {why})"))
+            .unwrap_or_default();
         let (widest, what) = match &p.worst {
             Some(w) => (
                 decision.format_precision(w.achieved),
@@ -409,7 +416,7 @@ fn print_points(decision: &sequential::Decision) -> anyhow::Result<()> {
             None => ("-".to_string(), "-".to_string()),
         };
         outln!(
-            "{:<6} {status:<14} {widest:<12} {what:<24} {}",
+            "{:<6} {status:<14} {widest:<12} {what:<24} {}{held}",
             p.n,
             p.label
         );

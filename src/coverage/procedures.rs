@@ -4,8 +4,8 @@
 use super::points::{HarnessPoint, Statistic};
 use super::reference::ReferenceSample;
 use crate::stats::intervals::{Interval, IntervalMethod, Sample, interval};
-use crate::stats::{Replications, Support};
-use crate::sweep::sequential::{Status, grow, judge};
+use crate::stats::{Replications, StoppingRule, Support};
+use crate::sweep::sequential::{Status, Variant, grow, judge};
 use crate::sweep::specs::Sequential;
 use serde::Serialize;
 use std::ops::Range;
@@ -33,17 +33,38 @@ impl Procedure {
     }
 
     /// The study's own procedure, then the point's other sequential settings
-    /// ([`HarnessPoint::also`], with the study's precision metrics).
+    /// ([`HarnessPoint::also`], with the study's precision metrics); each sequential
+    /// setting under every stopping rule, the study's own rule first.
     pub fn for_point(point: &HarnessPoint, sample: &ReferenceSample) -> Vec<Procedure> {
-        let mut all = vec![Procedure::of_study(sample)];
-        if let Some(study) = &sample.study {
-            for &(min, max, batch, gamma) in point.also {
-                let mut s = study.clone();
-                s.replications = Replications { min, max, batch };
-                s.precision.target = crate::stats::Target::Relative(gamma);
+        let extra = point
+            .fixed
+            .iter()
+            .filter(|&&n| n != sample.study_n || sample.study.is_some())
+            .map(|&n| Procedure::Fixed { n });
+        let Some(study) = &sample.study else {
+            return std::iter::once(Procedure::of_study(sample))
+                .chain(extra)
+                .collect();
+        };
+        let mut settings = vec![study.clone()];
+        for &(min, max, batch, gamma) in point.also {
+            let mut s = study.clone();
+            s.replications = Replications { min, max, batch };
+            s.precision.target = crate::stats::Target::Relative(gamma);
+            settings.push(s);
+        }
+        let mut all = Vec::new();
+        for s in settings {
+            let own = s.precision.rule;
+            let rules =
+                std::iter::once(own).chain(StoppingRule::ALL.into_iter().filter(|r| *r != own));
+            for rule in rules {
+                let mut s = s.clone();
+                s.precision.rule = rule;
                 all.push(Procedure::Sequential(s));
             }
         }
+        all.extend(extra);
         all
     }
 
@@ -65,7 +86,10 @@ impl Procedure {
                     crate::stats::Target::Relative(g) => format!("±{}%", 100.0 * g),
                     crate::stats::Target::Absolute(b) => format!("±{b}"),
                 };
-                format!("sequential {min}–{max} by {batch}, {target}")
+                format!(
+                    "sequential {min}–{max} by {batch}, {target}, {}",
+                    s.precision.rule.name()
+                )
             }
         }
     }
@@ -108,10 +132,15 @@ pub struct CoverageRow {
     pub mean_n: f64,
     /// The median half-width of the blocks' intervals.
     pub median_half_width: f64,
-    /// Sequential rule: blocks that stopped claiming the target met.
-    pub claimed: Option<u32>,
-    /// Sequential rule: of those, blocks whose interval held the truth.
-    pub claimed_covered: Option<u32>,
+    /// Blocks whose interval the procedure stands behind: for a sequential rule, those
+    /// that stopped claiming the target met; for a fixed count, those a figure would
+    /// not mark rough (at least the metric's least runs,
+    /// [`crate::family::Metric::least_runs`], and no run holding the spread).
+    pub claimed: u32,
+    /// Of those, blocks whose interval held the truth.
+    pub claimed_covered: u32,
+    /// The fewest runs the statistic's metric is trusted from.
+    pub least_runs: u32,
 }
 
 /// The statistic's interval over replications `rows` of `sample`.
@@ -132,6 +161,27 @@ fn block_interval_by(
     (method, support): (IntervalMethod, Support),
     confidence: f64,
 ) -> Option<Interval> {
+    with_block_sample(statistic, sample, rows, |s| {
+        interval(s, method, confidence, support)
+    })
+}
+
+/// Whether a figure would mark the statistic's interval over replications `rows`
+/// rough ([`crate::stats::sequential::rough`]).
+fn block_is_rough(statistic: &Statistic, sample: &ReferenceSample, rows: Range<usize>) -> bool {
+    let least = statistic.least_runs();
+    with_block_sample(statistic, sample, rows, |s| {
+        crate::stats::sequential::rough(s, least)
+    })
+}
+
+/// `f` applied to the statistic's sample over replications `rows` of `sample`.
+fn with_block_sample<R>(
+    statistic: &Statistic,
+    sample: &ReferenceSample,
+    rows: Range<usize>,
+    f: impl FnOnce(Sample<'_>) -> R,
+) -> R {
     let col = |name: &str| sample.column(name).expect("a column of the sample");
     let alg = |name: &str| sample.algorithm(name).expect("an algorithm of the sample");
     let rows = &sample.values[rows];
@@ -139,7 +189,7 @@ fn block_interval_by(
         Statistic::Mean { algorithm, metric } => {
             let (a, c) = (alg(algorithm), col(metric));
             let values: Vec<f64> = rows.iter().filter_map(|r| r[a][c]).collect();
-            interval(Sample::Values(&values), method, confidence, support)
+            f(Sample::Values(&values))
         }
         Statistic::PairedDifference { a, b, metric } => {
             let (a, b, c) = (alg(a), alg(b), col(metric));
@@ -147,7 +197,7 @@ fn block_interval_by(
                 .iter()
                 .filter_map(|r| Some(r[a][c]? - r[b][c]?))
                 .collect();
-            interval(Sample::Values(&values), method, confidence, support)
+            f(Sample::Values(&values))
         }
         Statistic::PooledRatio { algorithm, .. } => {
             let columns = statistic.columns().expect("checked when sampled");
@@ -156,11 +206,10 @@ fn block_interval_by(
                 .iter()
                 .filter_map(|r| Some((r[a][num]?, r[a][den]?)))
                 .unzip();
-            let sample = Sample::Ratio {
+            f(Sample::Ratio {
                 numerators: &nums,
                 denominators: &dens,
-            };
-            interval(sample, method, confidence, support)
+            })
         }
         Statistic::Share {
             algorithm,
@@ -168,18 +217,17 @@ fn block_interval_by(
         } => {
             let (a, c) = (alg(algorithm), col(indicator));
             let flags: Vec<f64> = rows.iter().filter_map(|r| r[a][c]).collect();
-            let sample = Sample::Proportion {
-                successes: flags.iter().filter(|&&f| f > 0.0).count() as u64,
+            f(Sample::Proportion {
+                successes: flags.iter().filter(|&&x| x > 0.0).count() as u64,
                 n: flags.len() as u64,
-            };
-            interval(sample, method, confidence, support)
+            })
         }
     }
 }
 
 /// The truth and its own 95% half-width: the statistic over the whole sample, by a
 /// method that needs no resampling (Student t for means, the delta method for ratios,
-/// Wilson for shares).
+/// Clopper–Pearson for shares).
 fn truth(point: &HarnessPoint, sample: &ReferenceSample) -> Option<Interval> {
     let exact = match point.statistic {
         Statistic::Mean { .. } | Statistic::PairedDifference { .. } => {
@@ -202,6 +250,9 @@ pub struct Block {
     pub met: bool,
     /// The statistic's interval over its replications, if there is one.
     pub interval: Option<Interval>,
+    /// Whether a figure would mark that interval rough (too few runs for the metric,
+    /// or one run holding the spread).
+    pub rough: bool,
 }
 
 /// The disjoint consecutive blocks `procedure` makes of `sample`: each starts where the
@@ -224,11 +275,13 @@ pub fn blocks(
             }
         };
         let interval = block_interval(statistic, sample, start..start + n, confidence);
+        let rough = block_is_rough(statistic, sample, start..start + n);
         found.push(Block {
             start,
             n,
             met,
             interval,
+            rough,
         });
         start += n;
     }
@@ -269,8 +322,16 @@ pub fn measure(
     };
     let blocks = found.len() as u32;
     let covered = found.iter().filter(|b| holds(b)).count() as u32;
-    let claimed = found.iter().filter(|b| b.met).count() as u32;
-    let claimed_covered = found.iter().filter(|b| b.met && holds(b)).count() as u32;
+    let least_runs = point.statistic.least_runs();
+    let stands_behind = |b: &Block| match procedure {
+        Procedure::Sequential(_) => b.met,
+        Procedure::Fixed { .. } => !b.rough,
+    };
+    let claimed = found.iter().filter(|b| stands_behind(b)).count() as u32;
+    let claimed_covered = found
+        .iter()
+        .filter(|b| stands_behind(b) && holds(b))
+        .count() as u32;
     let taken: usize = found.iter().map(|b| b.n).sum();
     let mut half_widths: Vec<f64> = found
         .iter()
@@ -287,7 +348,6 @@ pub fn measure(
     )
     .expect("at least one block");
     half_widths.sort_by(f64::total_cmp);
-    let sequential = matches!(procedure, Procedure::Sequential(_));
     let (method, _) = point.statistic.method();
     Ok(CoverageRow {
         point: point.name.to_string(),
@@ -309,8 +369,9 @@ pub fn measure(
             .get(half_widths.len() / 2)
             .copied()
             .unwrap_or(f64::NAN),
-        claimed: sequential.then_some(claimed),
-        claimed_covered: sequential.then_some(claimed_covered),
+        claimed,
+        claimed_covered,
+        least_runs,
     })
 }
 
@@ -320,14 +381,15 @@ pub fn measure(
 fn stop(sample: &ReferenceSample, sequential: &Sequential, start: usize) -> (usize, Status) {
     let precision = &sequential.precision;
     let columns: Vec<Option<usize>> = precision.metrics.iter().map(|m| sample.column(m)).collect();
-    let (n, status, _) = grow(sequential.replications, |n| {
+    let variants: Vec<Variant> = sample.algorithms.iter().map(|&a| Variant::of(a)).collect();
+    let (n, status, _) = grow(sequential.replications, precision.rule, |n| {
         let value = |a: usize, m: usize| -> Vec<Option<f64>> {
             sample.values[start..start + n as usize]
                 .iter()
                 .map(|r| columns[m].and_then(|c| r[a][c]))
                 .collect()
         };
-        Some(judge(&sample.algorithms, precision, &value))
+        Some(judge(&variants, precision, &value))
     });
     (n as usize, status)
 }

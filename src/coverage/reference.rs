@@ -9,6 +9,7 @@ use crate::sweep::plan::PlannedRun;
 use crate::sweep::specs::{expand, load};
 use anyhow::{Context, bail};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The values a harness reads from one replication of a point, and the study's
@@ -61,9 +62,42 @@ pub fn column_value(summary: &RunSummary, column: &str) -> Option<f64> {
         "topology_changes" => Some(summary.topology_changes as f64),
         "safety_violations" => Some(summary.safety_violations as f64),
         "violated" => flag(summary.safety_violations > 0),
-        "stormed" => flag(summary.aborted.is_some()),
+        "stormed" => flag(
+            summary
+                .aborted
+                .as_deref()
+                .is_some_and(crate::sim::engine::is_storm),
+        ),
+        "cut_short" => flag(
+            summary
+                .aborted
+                .as_deref()
+                .is_some_and(|r| !crate::sim::engine::is_storm(r)),
+        ),
         other => summary.metrics.real(other),
     }
+}
+
+/// A reference sample kept on disk (`bench coverage --samples DIR`), so a change to a
+/// procedure is measured again in seconds rather than by rerunning thousands of
+/// replications. Valid only for the spec text it was run from: replication r of a
+/// point is the same run whatever R, so a kept sample of R′ replications serves any
+/// R ≤ R′ and grows to a larger one by running only the replications it lacks. Also
+/// valid only for the linkrev version that ran it; within one version, delete the
+/// directory after changing the code of a metric.
+#[derive(Debug, Serialize, Deserialize)]
+struct KeptSample {
+    /// The linkrev version that ran it (empty in a file that does not say).
+    #[serde(default)]
+    version: String,
+    /// The study's spec, as read.
+    spec: String,
+    /// The columns, as [`ReferenceSample::columns`].
+    columns: Vec<String>,
+    /// The algorithms' names, as [`ReferenceSample::algorithms`].
+    algorithms: Vec<String>,
+    /// As [`ReferenceSample::values`].
+    values: Vec<Vec<Vec<Option<f64>>>>,
 }
 
 /// Runs the first `replications` replications of `point` from the study in
@@ -72,12 +106,18 @@ pub fn column_value(summary: &RunSummary, column: &str) -> Option<f64> {
 /// study runs only the statistic's algorithms; a sequential one runs every algorithm of
 /// the point, since its rule judges them all.
 ///
+/// With `kept`, a directory: replications already kept there for this point and the
+/// same spec text are read rather than run, and the sample is written back (whole, by
+/// a rename) with any it ran.
+///
 /// # Errors
-/// If the study cannot be read, the point names no point of it, or a run fails.
+/// If the study cannot be read, the point names no point of it, a run fails, or the
+/// kept sample cannot be read or written.
 pub fn run_reference(
     point: &HarnessPoint,
     analysis_dir: &Path,
     replications: u32,
+    kept: Option<&Path>,
     progress: &dyn Progress,
 ) -> anyhow::Result<ReferenceSample> {
     let path = analysis_dir.join(point.study);
@@ -94,11 +134,27 @@ pub fn run_reference(
         .into_iter()
         .map(str::to_string)
         .collect();
-    if let Some(s) = &study {
-        for m in &s.precision.metrics {
-            if !columns.contains(m) {
-                columns.push(m.clone());
-            }
+    // The study's precision metrics, then what the other built-in points at the same
+    // study point read, so that one kept sample serves them all.
+    let mut more: Vec<String> = study
+        .iter()
+        .flat_map(|s| s.precision.metrics.iter().cloned())
+        .collect();
+    for other in super::points::harness_points() {
+        if other.study == point.study && other.at == point.at {
+            more.extend(
+                other
+                    .statistic
+                    .columns()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|c| c.to_string()),
+            );
+        }
+    }
+    for m in more {
+        if !columns.contains(&m) {
+            columns.push(m);
         }
     }
     let wanted = point.statistic.algorithms();
@@ -137,6 +193,41 @@ pub fn run_reference(
             algorithms.len()
         );
     }
+    let spec_text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let names: Vec<String> = algorithms.iter().map(|a| a.name().to_string()).collect();
+    // One file per study point, whichever harness points read it: a point's columns are
+    // taken from a kept sample that holds them all.
+    let stem = format!("{}--{}", point.study, point.at.join("--")).replace(['/', '='], "_");
+    let kept_file = kept.map(|dir| dir.join(format!("{stem}.json")));
+    let mut values = vec![vec![Vec::new(); algorithms.len()]; replications as usize];
+    let mut have = 0usize;
+    if let Some(file) = kept_file.as_ref().filter(|f| f.exists()) {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("reading the kept sample {}", file.display()))?;
+        let old: KeptSample = serde_json::from_str(&text)
+            .with_context(|| format!("reading the kept sample {}", file.display()))?;
+        let at: Option<Vec<usize>> = columns
+            .iter()
+            .map(|c| old.columns.iter().position(|o| o == c))
+            .collect();
+        let same = old.spec == spec_text
+            && old.algorithms == names
+            && old.version == env!("CARGO_PKG_VERSION");
+        if let (true, Some(at)) = (same, at) {
+            have = old.values.len().min(values.len());
+            for (slot, v) in values.iter_mut().zip(old.values) {
+                *slot = v
+                    .into_iter()
+                    .map(|of_a| at.iter().map(|&c| of_a[c]).collect())
+                    .collect();
+            }
+        }
+    }
+    let runs: Vec<PlannedRun> = runs
+        .into_iter()
+        .filter(|r| r.replication as usize >= have)
+        .collect();
     let no_trace = |_: &crate::sweep::execute::TraceRequest| -> anyhow::Result<_> {
         bail!("the harness points are random-waypoint points")
     };
@@ -158,9 +249,21 @@ pub fn run_reference(
         .collect::<anyhow::Result<_>>();
     progress.finish();
     let found = found?;
-    let mut values = vec![vec![Vec::new(); algorithms.len()]; replications as usize];
+    let ran = !found.is_empty();
     for (r, a, v) in found {
         values[r as usize][a] = v;
+    }
+    if let Some(file) = kept_file.filter(|_| ran) {
+        let sample = KeptSample {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            spec: spec_text,
+            columns: columns.clone(),
+            algorithms: names,
+            values: values.clone(),
+        };
+        let text = serde_json::to_string(&sample)?;
+        crate::output::write_atomically(&file, |w| w.write_all(text.as_bytes()))
+            .with_context(|| format!("writing the kept sample {}", file.display()))?;
     }
     Ok(ReferenceSample {
         algorithms,

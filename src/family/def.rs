@@ -65,6 +65,11 @@ pub struct Metric {
     /// columns, so a figure can pool it over runs (Σ numerator / Σ denominator, where a
     /// run with more events weighs more) with `statistic = "pooled"`.
     pub pooled: Option<(&'static str, &'static str)>,
+    /// The fewest runs the guarded stopping rule judges the metric on
+    /// ([`crate::stats::sequential`]): above the spec's `min` for a metric whose
+    /// run-to-run spread hides in rare huge values, so a point does not stop before it
+    /// has had the chance to see them. 0 leaves it to the spec.
+    pub least_runs: u32,
 }
 
 impl Metric {
@@ -79,6 +84,7 @@ impl Metric {
             ratio: false,
             interval: IntervalMethod::StudentT,
             pooled: None,
+            least_runs: 0,
         }
     }
 
@@ -124,6 +130,15 @@ impl Metric {
     pub const fn pooled_from(self, numerator: &'static str, denominator: &'static str) -> Self {
         Metric {
             pooled: Some((numerator, denominator)),
+            ..self
+        }
+    }
+
+    /// The metric, judged by the guarded stopping rule on at least `runs` runs
+    /// ([`Metric::least_runs`]).
+    pub const fn judged_from(self, runs: u32) -> Self {
+        Metric {
+            least_runs: runs,
             ..self
         }
     }

@@ -16,6 +16,7 @@
 //! interval_method = "t"        # t | bootstrap-percentile | bootstrap-bca | wilson |
 //!                              # clopper-pearson | delta (default: the metric's own)
 //! confidence = 0.95            # the intervals' level
+//! simultaneous = "sidak"       # or "bonferroni": all the figure's intervals hold together
 //! log_x = true
 //! log_y = false
 //! title = "CS waiting time"
@@ -147,6 +148,9 @@ pub struct FigureSpec {
     pub method: Option<IntervalMethod>,
     /// The intervals' confidence level, in (0, 1).
     pub confidence: f64,
+    /// Make all the figure's intervals hold together at `confidence` rather than each
+    /// on its own; `None`: each on its own.
+    pub simultaneous: Option<crate::stats::multiple::Simultaneous>,
     /// Logarithmic x axis.
     pub log_x: bool,
     /// Logarithmic y axis.
@@ -227,6 +231,7 @@ struct RawFigure {
     interval: Option<RawInterval>,
     interval_method: Option<IntervalMethod>,
     confidence: Option<f64>,
+    simultaneous: Option<crate::stats::multiple::Simultaneous>,
     #[serde(default)]
     log_x: bool,
     #[serde(default)]
@@ -348,6 +353,16 @@ pub const FIGURE_KEYS: &[FigureKey] = &[
         default: "`0.95`",
         kinds: "line, paired, breakdown",
         doc: "The intervals' confidence level.",
+    },
+    FigureKey {
+        key: "simultaneous",
+        values: "`\"sidak\"` or `\"bonferroni\"`",
+        default: "none: each interval on its own",
+        kinds: "line, paired, breakdown",
+        doc: "Draw every interval of the figure (all panels) at the level that makes them \
+              all hold together with the `confidence` (Šidák: confidence^(1/m) each; \
+              Bonferroni: 1 − (1 − confidence)/m), and say so in the caption. For claims \
+              such as \"A is lower at every point\".",
     },
     FigureKey {
         key: "log_x",
@@ -557,6 +572,7 @@ fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
                 ("interval", raw.interval.is_some()),
                 ("interval_method", raw.interval_method.is_some()),
                 ("confidence", raw.confidence.is_some()),
+                ("simultaneous", raw.simultaneous.is_some()),
             ] {
                 if set {
                     return Err(err(
@@ -689,6 +705,7 @@ fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
         },
         method: raw.interval_method,
         confidence,
+        simultaneous: raw.simultaneous,
         log_x: raw.log_x,
         log_y: raw.log_y,
         title: raw.title,

@@ -724,7 +724,7 @@ fn column_stats(name: &str) -> ColumnStats {
     if super::INDICATORS.iter().any(|(c, _)| *c == name) {
         return ColumnStats {
             support: Support::UnitInterval,
-            method: IntervalMethod::Wilson,
+            method: IntervalMethod::ClopperPearson,
             indicator: true,
             pooled: None,
         };
@@ -751,7 +751,7 @@ fn interval_for(spec: &FigureSpec, y: &str, kind: SampleKind) -> Result<Interval
     let (default, support, what) = match kind {
         SampleKind::Values => (stats.method, stats.support, "a mean over runs"),
         SampleKind::Proportion => (
-            IntervalMethod::Wilson,
+            IntervalMethod::ClopperPearson,
             Support::UnitInterval,
             "a proportion of runs",
         ),
@@ -781,6 +781,7 @@ fn interval_for(spec: &FigureSpec, y: &str, kind: SampleKind) -> Result<Interval
         method,
         support,
         confidence: spec.confidence,
+        least_runs: declared_metric(y).map_or(0, |m| m.least_runs),
     })
 }
 
@@ -803,9 +804,14 @@ fn interval_words(ci: IntervalSpec) -> String {
     )
 }
 
+/// The fewest runs an interval is drawn from: one from two runs says next to nothing
+/// (a Student-t interval from two values is ±12.7 standard deviations), so the figure
+/// leaves it out and its caption says so; the CSV keeps it.
+pub const LEAST_RUNS_DRAWN: u64 = 3;
+
 /// The series of a summary table (one row per point, as [`summarize`] and
 /// [`paired_difference`] give): `y` at `x`, labelled by `labels[row]`, with the CI when
-/// asked for and defined (n ≥ 2).
+/// asked for and drawn from at least [`LEAST_RUNS_DRAWN`] runs.
 fn summary_series(
     table: &DataFrame,
     x: &str,
@@ -817,9 +823,11 @@ fn summary_series(
     let ys = float_values(table, y)?;
     let lows = float_values(table, "ci_low")?;
     let highs = float_values(table, "ci_high")?;
+    let n = table.column("n")?.u64()?;
     let points = (0..table.height()).filter_map(|i| {
         let (x, y) = (xs[i]?, ys[i]?);
-        let p = match (with_ci, lows[i], highs[i]) {
+        let drawn = with_ci && n.get(i).is_some_and(|n| n >= LEAST_RUNS_DRAWN);
+        let p = match (drawn, lows[i], highs[i]) {
             (true, Some(l), Some(h)) => Point::with_ci(x, y, l, h),
             _ => Point::new(x, y),
         };
@@ -828,13 +836,130 @@ fn summary_series(
     Ok(collect_series(points))
 }
 
-/// Caption sentences on intervals that are not drawn as usual: points resting on a
-/// single run have none, and on a log axis a lower bound at or below zero is drawn
-/// open-ended at the bottom (the CSV keeps the exact bound).
-fn interval_notes(spec: &FigureSpec, table: &DataFrame) -> anyhow::Result<String> {
+/// What a caption must say about some of a figure's intervals.
+#[derive(Clone, Copy, Debug, Default)]
+struct Caveats {
+    /// The method a bootstrap figure's points from fewer than
+    /// [`crate::stats::intervals::BOOTSTRAP_LEAST_RUNS`] runs carry instead, in words.
+    fallback: Option<&'static str>,
+    /// The metric's least runs ([`crate::family::Metric::least_runs`]): an interval
+    /// from fewer is drawn but not trusted to keep its level.
+    least: u32,
+}
+
+impl Caveats {
+    /// The caveats of `y`'s intervals by `ci` on samples of `kind`.
+    fn of(ci: IntervalSpec, kind: SampleKind, y: &str) -> Caveats {
+        let used = ci.method.used_for(2, kind);
+        Caveats {
+            fallback: (used != ci.method).then(|| used.describe()),
+            least: declared_metric(y).map_or(0, |m| m.least_runs),
+        }
+    }
+
+    /// Both sets of caveats: a figure of several metrics.
+    fn and(self, other: Caveats) -> Caveats {
+        Caveats {
+            fallback: self.fallback.or(other.fallback),
+            least: self.least.max(other.least),
+        }
+    }
+}
+
+/// The caption's sentence on the points of a share figure where no run had the
+/// property: the exact one-sided bound on the share there
+/// ([`crate::stats::intervals::zero_of_n_upper_bound`]), which the two-sided interval's
+/// upper end overstates.
+fn zero_of_n_note(table: &DataFrame, confidence: f64) -> anyhow::Result<String> {
+    let with = table.column("runs_with")?.u64()?;
+    let n = table.column("n")?.u64()?;
+    let zero: Vec<u64> = with
+        .iter()
+        .zip(n.iter())
+        .filter_map(|(w, n)| match (w, n) {
+            (Some(0), Some(n)) if n > 0 => Some(n),
+            _ => None,
+        })
+        .collect();
+    let Some(&fewest) = zero.iter().min() else {
+        return Ok(String::new());
+    };
+    let bound = crate::stats::intervals::zero_of_n_upper_bound(fewest, confidence);
+    Ok(format!(
+        " At {} no run had it: the fraction there is below {bound:.3} with {} confidence \
+         (the exact one-sided bound 1 − α^(1/n) for n = {fewest}{}).",
+        match zero.len() {
+            1 => "1 point".to_string(),
+            k => format!("{k} points"),
+        },
+        percent(confidence),
+        if zero.iter().any(|&n| n != fewest) {
+            ", the fewest runs among them"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// How many intervals a figure draws: the points of its summary from at least
+/// [`LEAST_RUNS_DRAWN`] runs.
+fn drawn_intervals(summary: &DataFrame) -> anyhow::Result<usize> {
+    let n = summary.column("n")?.u64()?;
+    Ok(n.iter()
+        .filter(|n| n.is_some_and(|n| n >= LEAST_RUNS_DRAWN))
+        .count())
+}
+
+/// With the spec's `simultaneous`, `ci` at the level that makes the `m` intervals of
+/// the figure hold together at the spec's confidence, and the caption's sentence on it;
+/// otherwise `ci` and no sentence.
+fn simultaneous_ci(spec: &FigureSpec, ci: IntervalSpec, m: usize) -> (IntervalSpec, String) {
+    let Some(how) = spec.simultaneous else {
+        return (ci, String::new());
+    };
+    let level = how.per_interval(spec.confidence, m);
+    let words = format!(
+        " The figure's {m} intervals are simultaneous ({}): each is drawn at {}, so all \
+         {m} hold together with {} confidence.",
+        how.name(),
+        percent(level),
+        percent(spec.confidence)
+    );
+    (
+        IntervalSpec {
+            confidence: level,
+            ..ci
+        },
+        words,
+    )
+}
+
+/// Caption sentences on intervals that are not drawn as usual: points resting on
+/// fewer than [`LEAST_RUNS_DRAWN`] runs have none drawn; a bootstrap figure's points
+/// from fewer than 10 runs carry the `fallback` method's interval; on a log axis a
+/// lower bound at or below zero is drawn open-ended at the bottom (the CSV keeps the
+/// exact bound).
+fn interval_notes(
+    spec: &FigureSpec,
+    table: &DataFrame,
+    caveats: Caveats,
+) -> anyhow::Result<String> {
+    let fallback = caveats.fallback;
     let n = table.column("n")?.u64()?;
     let lows = float_values(table, "ci_low")?;
     let single = n.iter().filter(|n| n.is_some_and(|n| n == 1)).count();
+    let two = n
+        .iter()
+        .filter(|n| n.is_some_and(|n| (2..LEAST_RUNS_DRAWN).contains(&n)))
+        .count();
+    let few = n
+        .iter()
+        .filter(|n| {
+            n.is_some_and(|n| {
+                (LEAST_RUNS_DRAWN..crate::stats::intervals::BOOTSTRAP_LEAST_RUNS).contains(&n)
+            })
+        })
+        .count();
     let open = lows
         .iter()
         .filter(|l| spec.log_y && l.is_some_and(|l| l <= 0.0))
@@ -858,6 +983,42 @@ fn interval_notes(spec: &FigureSpec, table: &DataFrame) -> anyhow::Result<String
             " {} on a single run and {} no interval.",
             count(single, "point rests", "points rest"),
             if single == 1 { "has" } else { "have" }
+        ));
+    }
+    if two > 0 {
+        out.push_str(&format!(
+            " {} on two runs: {} interval is not drawn, as one from two values says \
+             next to nothing (the CSV keeps it).",
+            count(two, "point rests", "points rest"),
+            if two == 1 { "its" } else { "their" }
+        ));
+    }
+    if let Some(method) = fallback.filter(|_| few > 0) {
+        out.push_str(&format!(
+            " {} fewer than 10 runs {} a {method} interval instead: a bootstrap from so \
+             few values takes few distinct values.",
+            count(few, "point from", "points from"),
+            if few == 1 { "carries" } else { "carry" }
+        ));
+    }
+    let rough = table
+        .column("ci_rough")?
+        .bool()?
+        .iter()
+        .zip(n.iter())
+        .filter(|(r, n)| *r == Some(true) && n.is_some_and(|n| n >= LEAST_RUNS_DRAWN))
+        .count();
+    if rough > 0 {
+        let least = match caveats.least {
+            0 => String::new(),
+            k => format!("fewer than the {k} runs this metric needs, or "),
+        };
+        out.push_str(&format!(
+            " {} rough: {}a sample whose spread one run holds (a heavy tail); on \
+             linkrev's own runs such intervals cover the truth less often than they \
+             claim (`linkrev bench coverage`, statistics page).",
+            count(rough, "interval is", "intervals are"),
+            least
         ));
     }
     if open > 0 {
@@ -892,7 +1053,7 @@ fn line_panels(
     keys.push(&spec.x);
     keys.dedup();
     let stats = column_stats(y);
-    let (summary, ci) = match statistic {
+    let (nominal, ci, kind) = match statistic {
         Statistic::Pooled => {
             let Some(parts) = stats.pooled else {
                 return Err(spec
@@ -907,20 +1068,41 @@ fn line_panels(
                     .into());
             };
             let ci = interval_for(spec, y, SampleKind::Ratio)?;
-            (summarize_ratio(df, &keys, parts, ci)?, ci)
+            (
+                summarize_ratio(df, &keys, parts, ci)?,
+                ci,
+                SampleKind::Ratio,
+            )
         }
         Statistic::Mean if stats.indicator => {
             let ci = interval_for(spec, y, SampleKind::Proportion)?;
-            (summarize_share(df, &keys, y, ci)?, ci)
+            (
+                summarize_share(df, &keys, y, ci)?,
+                ci,
+                SampleKind::Proportion,
+            )
         }
         _ => {
             let ci = interval_for(spec, y, SampleKind::Values)?;
-            (summarize(df, &keys, y, ci)?, ci)
+            (summarize(df, &keys, y, ci)?, ci, SampleKind::Values)
         }
     };
     let column = statistic.column();
     let with_ci =
         matches!(statistic, Statistic::Mean | Statistic::Pooled) && spec.intervals.is_some();
+    let (ci, together) = match with_ci {
+        true => simultaneous_ci(spec, ci, drawn_intervals(&nominal)?),
+        false => (ci, String::new()),
+    };
+    let summary = match (&together[..], kind) {
+        ("", _) => nominal,
+        (_, SampleKind::Ratio) => {
+            let parts = stats.pooled.expect("a pooled summary has its parts");
+            summarize_ratio(df, &keys, parts, ci)?
+        }
+        (_, SampleKind::Proportion) => summarize_share(df, &keys, y, ci)?,
+        (_, SampleKind::Values) => summarize(df, &keys, y, ci)?,
+    };
     let y_label = match statistic {
         Statistic::Mean => column_label(y),
         Statistic::Pooled => format!("{} (pooled)", column_label(y)),
@@ -939,7 +1121,7 @@ fn line_panels(
             &y_label,
             &table,
             (column, &labels),
-            with_ci,
+            (with_ci, Caveats::of(ci, kind, y)),
         )?;
         let reps = format!("n = {}", n_range(&table)?);
         let estimate = match statistic {
@@ -957,12 +1139,17 @@ fn line_panels(
         } else {
             estimate
         };
+        let none_seen = match kind {
+            SampleKind::Proportion => zero_of_n_note(&table, spec.confidence)?,
+            _ => String::new(),
+        };
         panels.push(Panel {
             stem,
             chart,
             table,
             note: format!(
-                "{what} ({reps} runs per point; runs without a value are left out).{intervals}"
+                "{what} ({reps} runs per point; runs without a value are left out).\
+                 {together}{intervals}{none_seen}"
             ),
         });
     }
@@ -987,7 +1174,7 @@ fn summary_chart(
     y_label: &str,
     table: &DataFrame,
     (statistic, labels): (&str, &[String]),
-    with_ci: bool,
+    (with_ci, caveats): (bool, Caveats),
 ) -> anyhow::Result<(String, LineChart, String)> {
     let (stem, panel_title) = panel_names(spec, title, facet);
     let mut chart = base_chart(
@@ -998,7 +1185,7 @@ fn summary_chart(
     );
     chart.series = summary_series(table, &spec.x, statistic, labels, with_ci)?;
     let intervals = match with_ci {
-        true => interval_notes(spec, table)?,
+        true => interval_notes(spec, table, caveats)?,
         false => String::new(),
     };
     Ok((stem, chart, intervals))
@@ -1013,24 +1200,46 @@ fn breakdown_panels(
     keys.extend(spec.series.iter().map(String::as_str));
     keys.push(&spec.x);
     keys.dedup();
-    let mut summary: Option<DataFrame> = None;
-    let mut methods: Vec<String> = Vec::new();
+    let with_ci = spec.intervals.is_some();
+    // The breakdown's summary with each metric's interval at `level` (or its own).
+    let breakdown = |level: Option<f64>| -> anyhow::Result<(DataFrame, Vec<String>)> {
+        let mut summary: Option<DataFrame> = None;
+        let mut methods: Vec<String> = Vec::new();
+        for y in ys {
+            let mut ci = interval_for(spec, y, SampleKind::Values)?;
+            ci.confidence = level.unwrap_or(ci.confidence);
+            let words = interval_words(ci);
+            if !methods.contains(&words) {
+                methods.push(words);
+            }
+            let mut part = summarize(df, &keys, y, ci)?;
+            let label = vec![column_label(y); part.height()];
+            part.with_column(Column::new(BREAKDOWN.into(), label))?;
+            summary = Some(match summary {
+                None => part,
+                Some(all) => all.vstack(&part)?,
+            });
+        }
+        Ok((
+            summary.expect("a breakdown has at least one metric"),
+            methods,
+        ))
+    };
+    let mut caveats = Caveats::default();
     for y in ys {
         let ci = interval_for(spec, y, SampleKind::Values)?;
-        let words = interval_words(ci);
-        if !methods.contains(&words) {
-            methods.push(words);
-        }
-        let mut part = summarize(df, &keys, y, ci)?;
-        let label = vec![column_label(y); part.height()];
-        part.with_column(Column::new(BREAKDOWN.into(), label))?;
-        summary = Some(match summary {
-            None => part,
-            Some(all) => all.vstack(&part)?,
-        });
+        caveats = caveats.and(Caveats::of(ci, SampleKind::Values, y));
     }
-    let summary = summary.expect("a breakdown has at least one metric");
-    let with_ci = spec.intervals.is_some();
+    let (nominal, nominal_methods) = breakdown(None)?;
+    let (summary, methods, together) = match (with_ci, spec.simultaneous) {
+        (true, Some(_)) => {
+            let first = interval_for(spec, &ys[0], SampleKind::Values)?;
+            let (ci, together) = simultaneous_ci(spec, first, drawn_intervals(&nominal)?);
+            let (summary, methods) = breakdown(Some(ci.confidence))?;
+            (summary, methods, together)
+        }
+        _ => (nominal, nominal_methods, String::new()),
+    };
     let mut series: Vec<String> = spec.series.clone();
     series.push(BREAKDOWN.to_string());
     let default_title = format!("Breakdown vs {}", column_label(&spec.x));
@@ -1049,7 +1258,7 @@ fn breakdown_panels(
             &y_label,
             &table,
             ("mean", &labels),
-            with_ci,
+            (with_ci, caveats),
         )?;
         panels.push(Panel {
             stem,
@@ -1057,7 +1266,7 @@ fn breakdown_panels(
             note: format!(
                 "one line per metric, each the mean over runs{} (n = {} runs per point); \
                  the lines are the parts of a whole, so at each x they add up to the mean of \
-                 their sum.{intervals}",
+                 their sum.{together}{intervals}",
                 if with_ci {
                     format!(" with {}", methods.join(" or "))
                 } else {
@@ -1069,6 +1278,49 @@ fn breakdown_panels(
         });
     }
     Ok(panels)
+}
+
+/// The caption's count of where `a` is below and above `b` over the paired summary's
+/// points, by paired t tests Holm-adjusted at family-wise level `alpha`
+/// ([`crate::stats::multiple`]): a figure of many points invites "lower at every
+/// point", which uncorrected intervals do not support.
+fn holm_verdict(summary: &DataFrame, (a, b): (&str, &str), alpha: f64) -> anyhow::Result<String> {
+    let means = float_values(summary, "mean")?;
+    let sds = float_values(summary, "sd")?;
+    let n = summary.column("n")?.u64()?;
+    let mut signs = Vec::new();
+    let mut p = Vec::new();
+    for i in 0..summary.height() {
+        let (Some(mean), Some(sd), Some(n)) = (means[i], sds[i], n.get(i)) else {
+            continue;
+        };
+        if let Some(pv) = crate::stats::multiple::t_test_p_value(mean, sd, n) {
+            p.push(pv);
+            signs.push(mean < 0.0);
+        }
+    }
+    if p.is_empty() {
+        return Ok(String::new());
+    }
+    let rejected = crate::stats::multiple::holm(&p, alpha);
+    let below = rejected
+        .iter()
+        .zip(&signs)
+        .filter(|(r, s)| **r && **s)
+        .count();
+    let above = rejected
+        .iter()
+        .zip(&signs)
+        .filter(|(r, s)| **r && !**s)
+        .count();
+    let m = p.len();
+    Ok(format!(
+        " Over the figure's {m} points, {a} is below {b} at {below} and above at {above}; \
+         the other {} show no difference at family-wise level {} (paired t tests, Holm's \
+         step-down).",
+        m - below - above,
+        percent(alpha)
+    ))
 }
 
 fn paired_panels(
@@ -1106,7 +1358,16 @@ fn paired_panels(
     keys.push(&spec.x);
     keys.dedup();
     let ci = interval_for(spec, y, SampleKind::Values)?;
-    let summary = paired_difference(df, &keys, y, a, b, ci)?;
+    let nominal = paired_difference(df, &keys, y, a, b, ci)?;
+    let (ci, together) = match spec.intervals {
+        Some(_) => simultaneous_ci(spec, ci, drawn_intervals(&nominal)?),
+        None => (ci, String::new()),
+    };
+    let summary = match together.is_empty() {
+        true => nominal,
+        false => paired_difference(df, &keys, y, a, b, ci)?,
+    };
+    let verdict = holm_verdict(&summary, (a, b), 1.0 - spec.confidence)?;
     let y_label = format!("Δ {} ({a} − {b})", column_label(y));
     let default_title = format!("{a} − {b}: {}", column_label(y));
     let title = spec.title.clone().unwrap_or(default_title);
@@ -1133,8 +1394,14 @@ fn paired_panels(
             },
             n_range(&table)?
         );
+        note.push_str(&together);
+        note.push_str(&verdict);
         if spec.intervals.is_some() {
-            note.push_str(&interval_notes(spec, &table)?);
+            note.push_str(&interval_notes(
+                spec,
+                &table,
+                Caveats::of(ci, SampleKind::Values, y),
+            )?);
         }
         if unpaired > 0 {
             note.push_str(&format!(

@@ -253,11 +253,7 @@ pub fn precision_table(experiments: &[Experiment]) -> anyhow::Result<Option<Data
         let Some(d) = &e.sequential else { continue };
         any = true;
         for p in &d.points {
-            let status = match p.status {
-                crate::sweep::sequential::Status::Met => "met",
-                crate::sweep::sequential::Status::StoppedAtMax => "stopped at max, short",
-                crate::sweep::sequential::Status::Running => "running",
-            };
+            let status = p.status_words();
             let (achieved, metric, algorithm) = match &p.worst {
                 Some(w) => (
                     Some(w.achieved).filter(|a| a.is_finite()),
@@ -266,13 +262,7 @@ pub fn precision_table(experiments: &[Experiment]) -> anyhow::Result<Option<Data
                 ),
                 None => Default::default(),
             };
-            let row = [
-                e.name.clone(),
-                p.label.clone(),
-                status.to_string(),
-                metric,
-                algorithm,
-            ];
+            let row = [e.name.clone(), p.label.clone(), status, metric, algorithm];
             for (c, v) in columns.iter_mut().zip(row) {
                 c.push(v);
             }

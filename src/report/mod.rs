@@ -111,9 +111,13 @@ impl Experiment {
 /// Per-run indicators the report computes when it opens results (they are not stored):
 /// `violated` is 1 for a run with a safety violation, `stormed` 1 for a run the
 /// message-storm guard stopped, else 0, so their mean over runs is the fraction of runs.
-pub const INDICATORS: [(&str, &str); 2] = [
+pub const INDICATORS: [(&str, &str); 3] = [
     ("violated", "fraction of runs with a safety violation"),
     ("stormed", "fraction of runs stopped as a message storm"),
+    (
+        "cut_short",
+        "fraction of runs stopped by the event budget or a stall (not a storm)",
+    ),
 ];
 
 /// The computed column naming each run's algorithm variant: the algorithm, followed by
@@ -129,15 +133,25 @@ fn with_indicators(mut runs: DataFrame) -> anyhow::Result<DataFrame> {
         .into_iter()
         .map(|v| indicator(v.map(|v| v > 0.0)))
         .collect();
-    let stormed: Vec<Option<f64>> = runs
+    // A storm, or another reason to stop: `None` for a run that ran to its end.
+    let aborted: Vec<Option<bool>> = runs
         .column("aborted")?
-        .is_not_null()
+        .str()?
         .iter()
-        .map(indicator)
+        .map(|reason| reason.map(crate::sim::engine::is_storm))
+        .collect();
+    let stormed: Vec<Option<f64>> = aborted
+        .iter()
+        .map(|a| indicator(Some(*a == Some(true))))
+        .collect();
+    let cut_short: Vec<Option<f64>> = aborted
+        .iter()
+        .map(|a| indicator(Some(*a == Some(false))))
         .collect();
     let mut computed = vec![
         Column::new(INDICATORS[0].0.into(), violated),
         Column::new(INDICATORS[1].0.into(), stormed),
+        Column::new(INDICATORS[2].0.into(), cut_short),
     ];
     for ratio in crate::family::message_ratios() {
         if runs.column(ratio.count).is_ok() && runs.column(ratio.per).is_ok() {
@@ -534,6 +548,7 @@ fn default_spec(
         intervals: Some(IntervalStyle::Bars),
         method: None,
         confidence: 0.95,
+        simultaneous: None,
         log_x: false,
         log_y: false,
         title: None,

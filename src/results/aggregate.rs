@@ -365,6 +365,10 @@ pub struct IntervalSpec {
     pub support: Support,
     /// Confidence level, in (0, 1).
     pub confidence: f64,
+    /// The metric's least runs ([`crate::family::Metric::least_runs`]): an interval
+    /// from fewer, or from a sample the tail guard holds back
+    /// ([`crate::stats::sequential::held_back`]), is marked `ci_rough`.
+    pub least_runs: u32,
 }
 
 impl IntervalSpec {
@@ -374,6 +378,7 @@ impl IntervalSpec {
             method: IntervalMethod::StudentT,
             support,
             confidence: 0.95,
+            least_runs: 0,
         }
     }
 }
@@ -390,6 +395,8 @@ struct StatColumns {
     p95: Vec<Option<f64>>,
     half_width: Vec<Option<f64>>,
     cut: Vec<bool>,
+    rough: Vec<bool>,
+    method: Vec<&'static str>,
 }
 
 impl StatColumns {
@@ -405,6 +412,8 @@ impl StatColumns {
             p95: Vec::new(),
             half_width: Vec::new(),
             cut: Vec::new(),
+            rough: Vec::new(),
+            method: Vec::new(),
         }
     }
 
@@ -439,6 +448,10 @@ impl StatColumns {
         self.high.push(found.map(|i| i.high));
         self.half_width.push(found.map(|i| i.half_width));
         self.cut.push(found.is_some_and(|i| i.cut));
+        self.rough
+            .push(found.is_some() && crate::stats::sequential::rough(sample, spec.least_runs));
+        self.method
+            .push(spec.method.used_for(sample.n(), sample.kind()).name());
     }
 
     /// Appends the columns in their documented order after the group columns and
@@ -454,14 +467,15 @@ impl StatColumns {
         out.with_column(Column::new("p95".into(), self.p95))?;
         out.with_column(Column::new("half_width".into(), self.half_width))?;
         out.with_column(Column::new("ci_cut".into(), self.cut))?;
-        let method = vec![self.interval.method.name(); rows];
-        out.with_column(Column::new("interval".into(), method))?;
+        out.with_column(Column::new("ci_rough".into(), self.rough))?;
+        debug_assert_eq!(self.method.len(), rows);
+        out.with_column(Column::new("interval".into(), self.method))?;
         Ok(())
     }
 }
 
 /// The statistics columns, in order, after the group columns.
-pub const STAT_COLUMNS: [&str; 10] = [
+pub const STAT_COLUMNS: [&str; 11] = [
     "n",
     "mean",
     "sd",
@@ -471,6 +485,7 @@ pub const STAT_COLUMNS: [&str; 10] = [
     "p95",
     "half_width",
     "ci_cut",
+    "ci_rough",
     "interval",
 ];
 

@@ -83,6 +83,17 @@ pub fn default_event_budget(nodes: usize, duration: SimTime) -> u64 {
 /// messages multiply (a livelock) would otherwise exhaust memory and never finish.
 pub const MAX_IN_FLIGHT: usize = 100_000;
 
+/// The words that end the `aborted` reason of a run stopped by [`MAX_IN_FLIGHT`], and
+/// only of such a run: the report's `stormed` indicator looks for them
+/// ([`is_storm`]), so a run stopped by its event budget or a stall is not counted as
+/// a storm.
+pub const STORM_REASON: &str = "messages in flight (a message storm)";
+
+/// Whether an `aborted` reason says the run was stopped as a message storm.
+pub fn is_storm(reason: &str) -> bool {
+    reason.ends_with(STORM_REASON)
+}
+
 /// A run with more events than this within [`STALL_WINDOW`] of simulated time is stopped
 /// and reported as aborted: with (near-)zero message delays, a protocol that never goes
 /// quiet (Gafni–Bertsekas or RL reversing in a component cut off from the destination or
@@ -519,7 +530,7 @@ impl<'t, P: Protocol> Simulation<'t, P> {
                 // A message storm (a protocol whose messages multiply) would otherwise fill
                 // the machine's memory; stop and say so instead.
                 self.counters.aborted = Some(format!(
-                    "stopped at {}: more than {MAX_IN_FLIGHT} messages in flight (a message storm)",
+                    "stopped at {}: more than {MAX_IN_FLIGHT} {STORM_REASON}",
                     self.now
                 ));
                 break;

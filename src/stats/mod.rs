@@ -12,7 +12,10 @@
 //! - [`intervals`]: Student-t, bootstrap percentile and BCa, Wilson, Clopper–Pearson and
 //!   the delta-method interval of a ratio of sums.
 //! - [`sequential`]: when a point of a sweep has enough replications (Law & Kelton's
-//!   sequential procedure for a relative or absolute precision).
+//!   sequential procedure for a relative or absolute precision, with the guards that
+//!   keep it from stopping early on heavy tails).
+//! - [`multiple`]: many intervals or tests at once (Bonferroni, Šidák, Holm).
+//! - [`survival`]: waits some of which never end (Kaplan–Meier, restricted mean).
 //!
 //! Nothing here knows about runs, tables or families: these are functions of numbers,
 //! tested against closed forms and, in `tests/interval_coverage.rs`, by simulation.
@@ -20,11 +23,13 @@
 pub mod coverage;
 pub mod intervals;
 pub mod moments;
+pub mod multiple;
 pub mod quantiles;
 pub mod sequential;
+pub mod survival;
 
 pub use intervals::{Interval, IntervalMethod, Sample};
-pub use sequential::{Precision, Replications, Target};
+pub use sequential::{Precision, Replications, StoppingRule, Target};
 
 use serde::Serialize;
 

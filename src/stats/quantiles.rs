@@ -26,6 +26,14 @@ pub fn student_t(p: f64, df: u64) -> f64 {
         .inverse_cdf(p)
 }
 
+/// The distribution function of Student's t with `df` ≥ 1 degrees of freedom at `t`.
+pub fn student_t_cdf(t: f64, df: u64) -> f64 {
+    assert!(df >= 1, "Student t needs at least one degree of freedom");
+    StudentsT::new(0.0, 1.0, df as f64)
+        .expect("df >= 1 is a valid t distribution")
+        .cdf(t)
+}
+
 /// Quantile `p` (0 < p < 1) of the standard normal distribution.
 pub fn normal(p: f64) -> f64 {
     assert!(p > 0.0 && p < 1.0, "quantile level {p} outside (0, 1)");

@@ -23,11 +23,14 @@
 //! a − B of every other algorithm a does instead.
 
 use super::plan::{Plan, RunList};
+use super::specs::point::point_index;
 use crate::registry::Algorithm;
 use crate::results::store::{RUNS, Store};
 use crate::stats::intervals::{Sample, interval};
+use crate::stats::sequential::{HeldBack, StoppingRule, held_back};
 use crate::stats::{Precision, Replications, Support};
 use crate::sweep::specs::Sequential;
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 
 /// Where a point stands.
@@ -52,6 +55,8 @@ pub struct Worst {
     /// The achieved precision in the target's terms ([`crate::stats::Target::achieved`]):
     /// half-width over |mean|, or the half-width; infinite without an interval.
     pub achieved: f64,
+    /// Why an interval narrow enough did not count (the guarded rule's checks).
+    pub held_back: Option<HeldBack>,
 }
 
 /// One point of a sequential sweep.
@@ -66,6 +71,19 @@ pub struct PointState {
     /// Its least precise interval: at `n` once judged; while running, at the count
     /// before (`None` while its first `min` runs are not all stored).
     pub worst: Option<Worst>,
+}
+
+impl PointState {
+    /// The status in words for tables: "met", "running", "stopped at max, short", or
+    /// "stopped at max, held back: …" when an interval narrow enough did not count.
+    pub fn status_words(&self) -> String {
+        match (self.status, self.worst.as_ref().and_then(|w| w.held_back)) {
+            (Status::Met, _) => "met".to_string(),
+            (Status::Running, _) => "running".to_string(),
+            (Status::StoppedAtMax, None) => "stopped at max, short".to_string(),
+            (Status::StoppedAtMax, Some(why)) => format!("stopped at max, held back: {why}"),
+        }
+    }
 }
 
 /// The state of a whole sequential sweep.
@@ -191,17 +209,53 @@ pub fn decide_stored(plan: &Plan, store: &Store) -> anyhow::Result<Option<Decisi
     Ok(Some(decide(plan, sequential, &stored)))
 }
 
-/// One run of a point: its replication, algorithm (index into the plan's) and plan
-/// index.
+/// One run of a point: its replication, its variant (index into the point's) and
+/// its plan index.
 #[derive(Clone, Copy)]
 struct PointRun {
     replication: u32,
-    algorithm: usize,
+    variant: usize,
     index: usize,
+}
+
+/// What a sequential sweep judges as one series: an algorithm at the values of the
+/// axes only some algorithms have (`me-raymond routing=discovery`), or just the
+/// algorithm (`me-rl`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variant {
+    /// The algorithm, whose family declares the metrics.
+    pub algorithm: Algorithm,
+    /// The algorithm's name, then `axis=value` for each axis only some algorithms have.
+    pub name: String,
+}
+
+impl Variant {
+    /// The variant of an algorithm that has no axis of its own.
+    pub fn of(algorithm: Algorithm) -> Variant {
+        Variant {
+            algorithm,
+            name: algorithm.name().to_string(),
+        }
+    }
+}
+
+/// The runs of one point, by variant.
+#[derive(Default)]
+struct PointRuns {
+    variants: Vec<Variant>,
+    runs: Vec<PointRun>,
+    /// The variant of each (algorithm, odometer position) met so far.
+    variant_of: HashMap<(u32, u64), usize>,
 }
 
 /// The sweep's state: for each point, the replications it needs now, given the runs
 /// `stored` (by run index; [`stored_values`]).
+///
+/// A point is a combination of the axes every algorithm has. An axis that only some
+/// algorithms have (`[params.me-raymond] routing = ["oracle", "discovery"]`) makes
+/// variants within the point instead: the algorithms without it run once per point,
+/// their runs paired with every variant of the others, and every variant of a point
+/// gets the same replications.
 ///
 /// # Panics
 /// If `plan` was not expanded from a spec (a hand-made plan has no points).
@@ -209,11 +263,59 @@ pub fn decide(plan: &Plan, sequential: &Sequential, stored: &StoredValues) -> De
     let RunList::Expanded(expansion) = &plan.runs else {
         panic!("a sequential sweep needs a plan expanded from its spec");
     };
-    let mut points: BTreeMap<u64, Vec<PointRun>> = BTreeMap::new();
+    let spec = &expansion.spec;
+    // Whether each parameter is an axis every algorithm has.
+    let shared: Vec<bool> = spec
+        .params
+        .iter()
+        .map(|p| p.is_axis && spec.algorithms.iter().all(|&a| p.scope.applies_to(a)))
+        .collect();
+    let own_axes: Vec<&str> = spec
+        .params
+        .iter()
+        .zip(&shared)
+        .filter(|(p, s)| p.is_axis && !**s)
+        .map(|(p, _)| p.name)
+        .collect();
+    let shared_axes: Vec<&str> = spec
+        .params
+        .iter()
+        .zip(&shared)
+        .filter(|(_, s)| **s)
+        .map(|(p, _)| p.name)
+        .collect();
+    // Odometer indices with the algorithms' own axes at 0: the point, in plan order.
+    let mut of_slot: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut points: BTreeMap<Vec<usize>, PointRuns> = BTreeMap::new();
     for (index, slot) in expansion.slots.iter().enumerate() {
-        points.entry(slot.point).or_default().push(PointRun {
+        let key = of_slot
+            .entry(slot.point)
+            .or_insert_with(|| {
+                point_index(spec, slot.point)
+                    .into_iter()
+                    .zip(&shared)
+                    .map(|(i, &s)| if s { i } else { 0 })
+                    .collect()
+            })
+            .clone();
+        let point = points.entry(key).or_default();
+        let variant = match point.variant_of.get(&(slot.algorithm, slot.point)) {
+            Some(&v) => v,
+            None => {
+                let algorithm = plan.algorithms[slot.algorithm as usize];
+                let key = plan.runs.get(index).key;
+                point.variants.push(Variant {
+                    algorithm,
+                    name: variant_name(algorithm, &key, &own_axes),
+                });
+                let v = point.variants.len() - 1;
+                point.variant_of.insert((slot.algorithm, slot.point), v);
+                v
+            }
+        };
+        point.runs.push(PointRun {
             replication: slot.replication,
-            algorithm: slot.algorithm as usize,
+            variant,
             index,
         });
     }
@@ -225,9 +327,10 @@ pub fn decide(plan: &Plan, sequential: &Sequential, stored: &StoredValues) -> De
         bound: precision.target.bound(),
         relative: matches!(precision.target, crate::stats::Target::Relative(_)),
     };
-    for runs in points.values() {
-        let state = judge_point(plan, sequential, runs, stored);
-        for run in runs.iter().filter(|r| r.replication < state.n) {
+    for point in points.values() {
+        let label = point_label(&plan.runs.get(point.runs[0].index).key, &shared_axes);
+        let state = judge_point(label, sequential, point, stored);
+        for run in point.runs.iter().filter(|r| r.replication < state.n) {
             decision.wanted.push(run.index);
             decision.missing += usize::from(!stored.contains_key(&run.index));
         }
@@ -239,36 +342,31 @@ pub fn decide(plan: &Plan, sequential: &Sequential, stored: &StoredValues) -> De
 
 /// Grows one point's replications from `min` while its runs are stored and short.
 fn judge_point(
-    plan: &Plan,
+    label: String,
     sequential: &Sequential,
-    runs: &[PointRun],
+    point: &PointRuns,
     stored: &StoredValues,
 ) -> PointState {
-    let label = point_label(&plan.runs.get(runs[0].index).key);
-    let mut algorithms: Vec<usize> = Vec::new();
-    for r in runs {
-        if !algorithms.contains(&r.algorithm) {
-            algorithms.push(r.algorithm);
-        }
-    }
-    let named: Vec<Algorithm> = algorithms.iter().map(|&a| plan.algorithms[a]).collect();
-    let (n, status, worst) = grow(sequential.replications, |n| {
-        let all_stored = runs
+    let rule = sequential.precision.rule;
+    let (n, status, worst) = grow(sequential.replications, rule, |n| {
+        let all_stored = point
+            .runs
             .iter()
             .filter(|r| r.replication < n)
             .all(|r| stored.contains_key(&r.index));
-        // value(a, m): metric m of the point's algorithm a, replications below n, in
+        // value(v, m): metric m of the point's variant v, replications below n, in
         // replication order.
-        let value = |a: usize, m: usize| -> Vec<Option<f64>> {
-            let mut of_a: Vec<(u32, Option<f64>)> = runs
+        let value = |v: usize, m: usize| -> Vec<Option<f64>> {
+            let mut of_v: Vec<(u32, Option<f64>)> = point
+                .runs
                 .iter()
-                .filter(|r| r.algorithm == algorithms[a] && r.replication < n)
-                .map(|r| (r.replication, stored.get(&r.index).and_then(|v| v[m])))
+                .filter(|r| r.variant == v && r.replication < n)
+                .map(|r| (r.replication, stored.get(&r.index).and_then(|x| x[m])))
                 .collect();
-            of_a.sort_by_key(|(rep, _)| *rep);
-            of_a.into_iter().map(|(_, v)| v).collect()
+            of_v.sort_by_key(|(rep, _)| *rep);
+            of_v.into_iter().map(|(_, x)| x).collect()
         };
-        all_stored.then(|| judge(&named, &sequential.precision, &value))
+        all_stored.then(|| judge(&point.variants, &sequential.precision, &value))
     });
     PointState {
         label,
@@ -279,109 +377,167 @@ fn judge_point(
 }
 
 /// The stopping rule's walk over one point: from `min`, `batch` at a time, until the
-/// target is met or `max` is reached. `judge_at(n)` judges the point's first `n`
-/// replications ([`judge`]), or is `None` while they are not all stored, which leaves
-/// the point [`Status::Running`] at `n` with the judgment that sent it there.
+/// target is met at `rule`'s number of looks in a row or `max` is reached (where one
+/// look that meets it is enough: there is no next one). `judge_at(n)` judges the
+/// point's first `n` replications ([`judge`]), or is `None` while they are not all
+/// stored, which leaves the point [`Status::Running`] at `n` with the judgment that
+/// sent it there.
 ///
 /// The sweep and the coverage harness ([`crate::coverage`]) both stop points through
 /// this function, so the harness measures the rule the sweeps apply.
 pub fn grow(
     replications: Replications,
+    rule: StoppingRule,
     mut judge_at: impl FnMut(u32) -> Option<(bool, Option<Worst>)>,
 ) -> (u32, Status, Option<Worst>) {
     let mut n = replications.min;
     // The judgment that sent it past its previous count, shown while it runs.
     let mut last: Option<Worst> = None;
+    // Looks in a row, up to this one, that met the target.
+    let mut streak = 0;
     loop {
         let Some((met, worst)) = judge_at(n) else {
             return (n, Status::Running, last);
         };
+        streak = if met { streak + 1 } else { 0 };
         match (met, replications.next(n)) {
-            (false, Some(more)) => {
+            (true, next) if streak >= rule.looks() || next.is_none() => {
+                return (n, Status::Met, worst);
+            }
+            (_, Some(more)) => {
                 n = more;
                 last = worst;
             }
-            (true, _) => return (n, Status::Met, worst),
-            (false, None) => return (n, Status::StoppedAtMax, worst),
+            (_, None) => return (n, Status::StoppedAtMax, worst),
         }
     }
 }
 
 /// Whether every interval of a point meets the target, and the least precise one.
-/// `algorithms` are the point's; `value(a, m)` is metric `m` (an index into
-/// `precision.metrics`) of `algorithms[a]`'s replications judged, in replication order,
-/// `None` where a run has no value.
+/// `variants` are the point's; `value(v, m)` is metric `m` (an index into
+/// `precision.metrics`) of `variants[v]`'s replications judged, in replication order,
+/// `None` where a run has no value. With a paired target `b`, every variant of another
+/// algorithm is differenced with every variant of `b`, run by run.
 pub fn judge(
-    algorithms: &[Algorithm],
+    variants: &[Variant],
     precision: &Precision,
     value: &dyn Fn(usize, usize) -> Vec<Option<f64>>,
 ) -> (bool, Option<Worst>) {
-    let name = |a: usize| -> Algorithm { algorithms[a] };
-    let paired = precision
-        .paired
-        .as_ref()
-        .and_then(|b| (0..algorithms.len()).find(|&a| name(a).name() == b));
+    let is_baseline = |v: usize| {
+        precision
+            .paired
+            .as_ref()
+            .is_some_and(|b| variants[v].algorithm.name() == b)
+    };
+    let baselines: Vec<usize> = (0..variants.len()).filter(|&v| is_baseline(v)).collect();
+    if precision.paired.is_some() && baselines.is_empty() {
+        // Every algorithm has runs at every point (sweep docs), so this is not reached;
+        // a point with nothing to difference against has met nothing.
+        return (false, None);
+    }
     let mut met = true;
-    let mut worst: Option<Worst> = None;
+    // The least precise interval, those that do not count first.
+    let mut worst: Option<(bool, Worst)> = None;
     for (m, metric_name) in precision.metrics.iter().enumerate() {
-        for a in 0..algorithms.len() {
-            let Some(metric) = name(a).family().metric(metric_name) else {
+        // Each judged sample: its values, support and who it is.
+        let mut samples: Vec<(Vec<f64>, Support, String, &crate::family::Metric)> = Vec::new();
+        for a in 0..variants.len() {
+            let Some(metric) = variants[a].algorithm.family().metric(metric_name) else {
                 continue;
             };
-            let (values, support, who): (Vec<f64>, Support, String) = match paired {
-                // With a paired target, each other algorithm's difference to `b`.
-                Some(b) if b == a => continue,
-                Some(b) => {
-                    if name(b).family().metric(metric_name).is_none() {
-                        continue;
-                    }
-                    let diffs = value(a, m)
-                        .into_iter()
-                        .zip(value(b, m))
-                        .filter_map(|(x, y)| Some(x? - y?))
-                        .collect();
-                    let who = format!("{} − {}", name(a).name(), name(b).name());
-                    (diffs, Support::Any, who)
-                }
-                None => (
+            if precision.paired.is_none() {
+                samples.push((
                     value(a, m).into_iter().flatten().collect(),
                     metric.support,
-                    name(a).name().to_string(),
-                ),
-            };
+                    variants[a].name.clone(),
+                    metric,
+                ));
+                continue;
+            }
+            if is_baseline(a) {
+                continue;
+            }
+            for &b in &baselines {
+                if variants[b].algorithm.family().metric(metric_name).is_none() {
+                    continue;
+                }
+                let diffs = value(a, m)
+                    .into_iter()
+                    .zip(value(b, m))
+                    .filter_map(|(x, y)| Some(x? - y?))
+                    .collect();
+                let who = format!("{} − {}", variants[a].name, variants[b].name);
+                samples.push((diffs, Support::Any, who, metric));
+            }
+        }
+        for (values, support, who, metric) in samples {
             let found = interval(
                 Sample::Values(&values),
                 metric.interval,
                 precision.confidence,
                 support,
             );
-            let (ok, achieved) = match found {
+            let (narrow, achieved) = match found {
                 Some(i) => (precision.target.met_by(&i), precision.target.achieved(&i)),
                 None => (false, f64::INFINITY),
             };
+            let held = match precision.rule {
+                StoppingRule::Guarded if narrow => held_back(&values, metric.least_runs),
+                _ => None,
+            };
+            let ok = narrow && held.is_none();
             met &= ok;
-            if worst.as_ref().is_none_or(|w| achieved > w.achieved) {
-                worst = Some(Worst {
+            let rank = |(ok, w): &(bool, Worst)| (!ok, w.achieved);
+            let this = (
+                ok,
+                Worst {
                     metric: metric_name.clone(),
                     algorithm: who,
                     achieved,
-                });
+                    held_back: held,
+                },
+            );
+            if worst
+                .as_ref()
+                .is_none_or(|w| rank(&this).partial_cmp(&rank(w)) == Some(Ordering::Greater))
+            {
+                worst = Some(this);
             }
         }
     }
-    (met, worst)
+    (met, worst.map(|(_, w)| w))
 }
 
-/// A run key without its experiment, algorithm and replication: the point's values.
-fn point_label(key: &str) -> String {
+/// The values of a run key's axes named in `shared` (those every algorithm has): the
+/// point's label (`rate=0.02/speed_max=20.0`).
+fn point_label(key: &str, shared: &[&str]) -> String {
     let parts: Vec<&str> = key
         .split('/')
         .skip(1)
-        .filter(|p| !p.starts_with("algo=") && !p.starts_with("rep="))
+        .filter(|p| {
+            p.split_once('=')
+                .is_some_and(|(name, _)| shared.contains(&name))
+        })
         .collect();
     if parts.is_empty() {
         "(the only point)".to_string()
     } else {
         parts.join("/")
     }
+}
+
+/// A variant's name from one of its run keys: the algorithm, then each `axis=value`
+/// of the axes in `own` (those only some algorithms have) that the key holds.
+fn variant_name(algorithm: Algorithm, key: &str, own: &[&str]) -> String {
+    let mut name = algorithm.name().to_string();
+    for part in key.split('/').skip(1) {
+        if part
+            .split_once('=')
+            .is_some_and(|(axis, _)| own.contains(&axis))
+        {
+            name.push(' ');
+            name.push_str(part);
+        }
+    }
+    name
 }

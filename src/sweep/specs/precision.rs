@@ -8,6 +8,7 @@
 //! relative_half_width = 0.05                # or half_width = 0.002, in the metric's unit
 //! confidence = 0.95                         # default 0.95
 //! paired = "me-raymond"                     # optional: target the paired difference
+//! rule = "guarded"                          # default; "first-look" is Law & Kelton's
 //! ```
 //!
 //! The rule itself (Law & Kelton's sequential procedure) is in
@@ -17,7 +18,7 @@
 use super::schema::describe;
 use crate::input::{InputError, Location, closest};
 use crate::registry::Algorithm;
-use crate::stats::{Precision, Replications, Target};
+use crate::stats::{Precision, Replications, StoppingRule, Target};
 use toml::{Table, Value};
 
 /// The keys of `[precision]`.
@@ -27,6 +28,7 @@ const PRECISION_KEYS: &[&str] = &[
     "half_width",
     "confidence",
     "paired",
+    "rule",
 ];
 
 /// What each of [`PRECISION_KEYS`] takes and means: (key, values, default, meaning).
@@ -63,6 +65,16 @@ const PRECISION_KEY_DOCS: &[(&str, &str, &str, &str)] = &[
         "none",
         "Judge each other algorithm's paired difference from this one, run by run, \
          instead of each algorithm's own mean.",
+    ),
+    (
+        "rule",
+        "`guarded` or `first-look`",
+        "`guarded`",
+        "When a point that meets the target stops. `guarded`: the target met at two \
+         looks in a row, on at least the runs each metric's family asks for, with no \
+         single run holding the spread (the statistics page's \"The stopping rule\"). \
+         `first-look`: Law and Kelton's rule as published, which stops early on \
+         heavy-tailed metrics.",
     ),
 ];
 
@@ -322,10 +334,30 @@ pub(super) fn precision(
             ));
         }
     };
+    let rule = match table.get("rule") {
+        None => StoppingRule::default(),
+        Some(Value::String(name)) => StoppingRule::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = StoppingRule::ALL.iter().map(|r| r.name()).collect();
+            e.at(
+                "precision.rule",
+                format!(
+                    "`{name}` is not a stopping rule (one of: {})",
+                    names.join(", ")
+                ),
+            )
+        })?,
+        Some(other) => {
+            return Err(e.at(
+                "precision.rule",
+                format!("wrong type: expected a rule name, got {}", describe(other)),
+            ));
+        }
+    };
     Ok(Precision {
         metrics,
         target,
         confidence,
         paired,
+        rule,
     })
 }

@@ -245,3 +245,45 @@ fn the_built_in_points_name_points_of_the_shipped_studies() {
         );
     }
 }
+
+/// Counts the runs a harness call simulates.
+struct Counting(std::sync::atomic::AtomicUsize);
+
+impl linkrev::sweep::execute::Progress for Counting {
+    fn start(&self, _: usize, _: usize) {}
+    fn advance(&self, runs: usize) {
+        self.0.fetch_add(runs, std::sync::atomic::Ordering::Relaxed);
+    }
+    fn finish(&self) {}
+}
+
+/// `--samples`: a kept reference sample is read back rather than run, grows by running
+/// only the replications it lacks, and is not used once the study's spec changes.
+#[test]
+fn a_kept_sample_is_reused_grown_and_dropped_with_its_spec() {
+    let tmp = tempfile::tempdir().unwrap();
+    let kept = tmp.path().join("kept");
+    std::fs::create_dir(&kept).unwrap();
+    std::fs::write(tmp.path().join("tiny.toml"), spec_text("8", "")).unwrap();
+    let p = point("tiny.toml", RL_MSGS);
+    let ran = |r: u32| {
+        let counting = Counting(0.into());
+        let sample = run_reference(&p, tmp.path(), r, Some(&kept), &counting).unwrap();
+        (sample, counting.0.into_inner())
+    };
+    let (first, n1) = ran(12);
+    assert_eq!(n1, 12, "one algorithm, 12 replications");
+    let (again, n2) = ran(12);
+    assert_eq!((n2, &again.values), (0, &first.values));
+    let (grown, n3) = ran(15);
+    assert_eq!(n3, 3, "only the 3 replications missing");
+    assert_eq!(grown.values[..12], first.values[..]);
+    // A different spec (another seed) makes the kept sample stale.
+    std::fs::write(
+        tmp.path().join("tiny.toml"),
+        spec_text("8", "").replace("master_seed = 5", "master_seed = 6"),
+    )
+    .unwrap();
+    let (_, n4) = ran(12);
+    assert_eq!(n4, 12);
+}

@@ -10,6 +10,7 @@ use linkrev::report::figspec::{self, FigureKind};
 use linkrev::report::figures::{self, MAX_ECDF_POINTS, ecdf_points};
 use linkrev::report::{Experiment, default_figures};
 use polars::prelude::*;
+use statrs::distribution::{ContinuousCDF, StudentsT};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -1102,4 +1103,110 @@ fn paired_figures_pair_variants_and_name_them_when_one_is_missing() {
         .unwrap()
         .to_string();
     assert!(err.contains("me-raymond routing=discovery"), "{err}");
+}
+
+/// `simultaneous = "sidak"` draws every interval of the figure at (0.95)^(1/m), m the
+/// intervals drawn over all panels, and says so: each Student-t half-width grows by
+/// t(2) at that level over t(2) at 95%.
+#[test]
+fn simultaneous_intervals_are_drawn_at_the_sidak_level_and_named() {
+    let e = experiment();
+    let text = "[[figure]]\nname = \"m\"\nx = \"rate\"\ny = \"msgs_per_cs\"\n\
+                series = \"algorithm\"\nfacet = \"speed_max\"\n\
+                filter = { algorithm = [\"me-rl\", \"me-raymond\"] }\n";
+    let plain = figures::build(&figure(text), &e).unwrap();
+    let together =
+        figures::build(&figure(&format!("{text}simultaneous = \"sidak\"\n")), &e).unwrap();
+    let m: usize = plain.panels.iter().map(|p| p.table.height()).sum();
+    assert_eq!(m, 8, "2 speeds × 2 rates × 2 algorithms, 3 runs each");
+    let level = 0.95_f64.powf(1.0 / m as f64);
+    let t = |p: f64| StudentsT::new(0.0, 1.0, 2.0).unwrap().inverse_cdf(p);
+    let widen = t((1.0 + level) / 2.0) / t(0.975);
+    for (a, b) in plain.panels.iter().zip(&together.panels) {
+        let (ha, hb) = (f64s(&a.table, "half_width"), f64s(&b.table, "half_width"));
+        for (x, y) in ha.iter().zip(&hb) {
+            let (x, y) = (x.unwrap(), y.unwrap());
+            assert!((y / x - widen).abs() < 1e-9 * widen, "{y} / {x} vs {widen}");
+        }
+        assert!(
+            b.note
+                .contains("The figure's 8 intervals are simultaneous (Šidák)"),
+            "{}",
+            b.note
+        );
+        assert!(!a.note.contains("simultaneous"));
+    }
+}
+
+/// A paired figure counts where a is below and above b by paired t tests, Holm-adjusted
+/// at 5%: recomputed here from the runs, by hand.
+#[test]
+fn paired_captions_count_holm_adjusted_differences() {
+    let e = experiment();
+    let spec = figure(
+        "[[figure]]\nname = \"h\"\nkind = \"paired\"\nx = \"rate\"\ny = \"msgs_per_cs\"\n\
+         a = \"me-rl\"\nb = \"me-raymond\"\nseries = \"speed_max\"\n",
+    );
+    let fig = figures::build(&spec, &e).unwrap();
+    let table = &fig.panels[0].table;
+    let (mean, sd, n) = (f64s(table, "mean"), f64s(table, "sd"), f64s(table, "n"));
+    let mut p: Vec<(f64, bool)> = Vec::new();
+    for i in 0..table.height() {
+        let (m, s, n) = (mean[i].unwrap(), sd[i].unwrap(), n[i].unwrap());
+        let tdist = StudentsT::new(0.0, 1.0, n - 1.0).unwrap();
+        let t = m / (s / n.sqrt());
+        p.push((2.0 * (1.0 - tdist.cdf(t.abs())), m < 0.0));
+    }
+    // Holm by hand: sorted ascending, reject while p(i) ≤ 0.05 / (m − i).
+    let mut order: Vec<usize> = (0..p.len()).collect();
+    order.sort_by(|&a, &b| p[a].0.total_cmp(&p[b].0));
+    let (mut below, mut above) = (0, 0);
+    for (i, &k) in order.iter().enumerate() {
+        if p[k].0 > 0.05 / (p.len() - i) as f64 {
+            break;
+        }
+        if p[k].1 { below += 1 } else { above += 1 }
+    }
+    let words = format!(
+        "Over the figure's {} points, me-rl is below me-raymond at {below} and above at {above}",
+        p.len()
+    );
+    assert!(
+        fig.panels[0].note.contains(&words),
+        "{}\nwanted: {words}",
+        fig.panels[0].note
+    );
+}
+
+/// Intervals from fewer runs than the metric's least (`wait_mean`: 100) are counted as
+/// rough in the caption and marked in the table; a metric without a least and an even
+/// spread is not.
+#[test]
+fn intervals_from_too_few_runs_are_marked_rough() {
+    let e = experiment();
+    let fig = figures::build(
+        &figure(
+            "[[figure]]\nname = \"w\"\nx = \"rate\"\ny = \"wait_mean\"\nseries = \"algorithm\"\n\
+                 facet = \"speed_max\"\nfilter = { algorithm = [\"me-rl\", \"me-raymond\"] }\n",
+        ),
+        &e,
+    )
+    .unwrap();
+    for panel in &fig.panels {
+        let rough = panel
+            .table
+            .column("ci_rough")
+            .unwrap()
+            .bool()
+            .unwrap()
+            .clone();
+        assert!(rough.iter().all(|r| r == Some(true)), "3 runs < 100");
+        assert!(
+            panel
+                .note
+                .contains("intervals are rough: fewer than the 100 runs this metric needs"),
+            "{}",
+            panel.note
+        );
+    }
 }

@@ -153,6 +153,39 @@ fn the_rule_reads_only_a_points_first_n_replications() {
     );
 }
 
+/// A sample whose spread one run holds is held back even when its interval is narrow
+/// enough, and the point says so; the published rule stops it at its first look.
+#[test]
+fn a_tail_dominated_point_is_held_back_and_says_why() {
+    let spec = specs::parse(
+        &spec_text(SEQUENTIAL, PRECISION),
+        Path::new("/nowhere/seq.toml"),
+    )
+    .unwrap();
+    let plan = specs::expand(&spec).unwrap();
+    let sequential = spec.sequential.clone().unwrap();
+    // Every run 10, except replication 1 of each algorithm at 10.5: a half-width far
+    // inside ±8%, and one run holding all of the spread.
+    let mut stored = StoredValues::new();
+    for run in plan.runs.iter() {
+        let v = if run.replication == 1 { 10.5 } else { 10.0 };
+        stored.insert(run.index, vec![Some(v)]);
+    }
+    let d = decide(&plan, &sequential, &stored);
+    for point in &d.points {
+        assert_eq!((point.status, point.n), (Status::StoppedAtMax, 12));
+        let words = point.status_words();
+        assert!(
+            words.starts_with("stopped at max, held back: one run holds 9"),
+            "{words}"
+        );
+    }
+    let mut first_look = sequential.clone();
+    first_look.precision.rule = StoppingRule::FirstLook;
+    let f = decide(&plan, &first_look, &stored);
+    assert!(f.points.iter().all(|p| (p.status, p.n) == (Status::Met, 3)));
+}
+
 /// An axis only Raymond has (`routing`) makes variants within a point, not points: RL,
 /// which has no `routing`, runs once per point and is judged against (and paired
 /// with) both of Raymond's variants, and all three stop at the same n. Before, the
@@ -362,7 +395,7 @@ fn a_stopped_sweep_is_a_subset_of_the_fixed_one_for_any_threads_and_shards() {
 #[test]
 fn bad_precision_settings_are_located_errors() {
     let tmp = tempfile::tempdir().unwrap();
-    let cases: [(&str, &str, &str); 9] = [
+    let cases: [(&str, &str, &str); 10] = [
         (
             SEQUENTIAL,
             "[precision]\nmetrics = [\"wait_men\"]\nrelative_half_width = 0.05\n",
@@ -397,6 +430,11 @@ fn bad_precision_settings_are_located_errors() {
             SEQUENTIAL,
             "[precision]\nmetrics = [\"wait_mean\"]\nrelative_half_width = 0.05\nconfidence = 95\n",
             "precision.confidence: wrong type",
+        ),
+        (
+            SEQUENTIAL,
+            "[precision]\nmetrics = [\"wait_mean\"]\nrelative_half_width = 0.05\nrule = \"sometimes\"\n",
+            "precision.rule: `sometimes` is not a stopping rule (one of: guarded, first-look)",
         ),
         (
             SEQUENTIAL,

@@ -180,6 +180,13 @@ fn a_tail_dominated_point_is_held_back_and_says_why() {
             "{words}"
         );
     }
+    assert!(
+        d.summary().starts_with(
+            "2 points: 0 met the target, 2 stopped at max (2 of them narrow enough but held back)"
+        ),
+        "{}",
+        d.summary()
+    );
     let mut first_look = sequential.clone();
     first_look.precision.rule = StoppingRule::FirstLook;
     let f = decide(&plan, &first_look, &stored);

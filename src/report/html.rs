@@ -472,10 +472,12 @@ pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
             "<h2 id=\"precision\">Precision</h2>\n<p>Replications were added to each \
              point a batch at a time until every targeted interval met the target (Law &amp; \
              Kelton's sequential procedure; a relative target γ is met when the half-width \
-             is at most γ/(1+γ) of the mean), or until the most allowed. Points marked \
-             <em>stopped at max, short</em> did not meet it: their intervals are wider than \
-             the target. Stopping on a narrow interval makes coverage somewhat below the \
-             nominal level.</p>\n",
+             is at most γ/(1+γ) of the mean), or until the most allowed. Under the guarded \
+             rule (the default) a point is met only with at least the runs each metric \
+             needs, at two looks in a row, and with no run holding the spread. Points \
+             marked <em>stopped at max, short</em> did not meet it: their intervals are \
+             wider than the target; <em>held back</em> ones were narrow enough, and the \
+             reason given is why that did not count.</p>\n",
         );
         table_html(table, &mut out);
     }

@@ -138,9 +138,19 @@ impl Decision {
             self.count(Status::StoppedAtMax),
             self.count(Status::Running),
         );
+        let held = self
+            .points
+            .iter()
+            .filter(|p| p.status == Status::StoppedAtMax)
+            .filter(|p| p.worst.as_ref().is_some_and(|w| w.held_back.is_some()))
+            .count();
+        let held = match held {
+            0 => String::new(),
+            k => format!(" ({k} of them narrow enough but held back)"),
+        };
         let mut line = format!(
-            "{} points: {met} met the target, {at_max} stopped at max, {running} still short \
-             ({} runs to go in this wave)",
+            "{} points: {met} met the target, {at_max} stopped at max{held}, {running} still \
+             short ({} runs to go in this wave)",
             self.points.len(),
             self.missing
         );

@@ -27,7 +27,7 @@ use crate::stats::IntervalMethod;
 /// that converged.
 pub const METRICS: &[Metric] = &[
     // Reversal work grows with the square of a chain's length: BCa covers 0.55 at 10
-    // runs and 0.89 at 100 (`linkrev bench coverage`, "reversals-near-zero").
+    // runs and 0.88 at 100 (`linkrev bench coverage`, "reversals-near-zero").
     Metric::real("reversals_per_change", "reversal steps per topology change")
         .with_interval(IntervalMethod::BootstrapBca)
         .judged_from(100),

@@ -396,16 +396,14 @@ fn print_points(decision: &sequential::Decision) -> anyhow::Result<()> {
         "metric (algorithm)"
     );
     for p in &decision.points {
-        let status = match (p.status, p.worst.as_ref().and_then(|w| w.held_back)) {
+        let held_back = p.worst.as_ref().and_then(|w| w.held_back);
+        let status = match (p.status, held_back) {
             (sequential::Status::Met, _) => "met",
             (sequential::Status::StoppedAtMax, None) => "max, short",
             (sequential::Status::StoppedAtMax, Some(_)) => "max, held",
             (sequential::Status::Running, _) => "running",
         };
-        let held = p
-            .worst
-            .as_ref()
-            .and_then(|w| w.held_back)
+        let held = held_back
             .map(|why| format!(" (held back: {why})"))
             .unwrap_or_default();
         let (widest, what) = match &p.worst {

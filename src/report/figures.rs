@@ -848,12 +848,12 @@ struct Caveats {
 }
 
 impl Caveats {
-    /// The caveats of `y`'s intervals by `ci` on samples of `kind`.
-    fn of(ci: IntervalSpec, kind: SampleKind, y: &str) -> Caveats {
+    /// The caveats of intervals by `ci` on samples of `kind`.
+    fn of(ci: IntervalSpec, kind: SampleKind) -> Caveats {
         let used = ci.method.used_for(2, kind);
         Caveats {
             fallback: (used != ci.method).then(|| used.describe()),
-            least: declared_metric(y).map_or(0, |m| m.least_runs),
+            least: ci.least_runs,
         }
     }
 
@@ -1121,7 +1121,7 @@ fn line_panels(
             &y_label,
             &table,
             (column, &labels),
-            (with_ci, Caveats::of(ci, kind, y)),
+            (with_ci, Caveats::of(ci, kind)),
         )?;
         let reps = format!("n = {}", n_range(&table)?);
         let estimate = match statistic {
@@ -1228,7 +1228,7 @@ fn breakdown_panels(
     let mut caveats = Caveats::default();
     for y in ys {
         let ci = interval_for(spec, y, SampleKind::Values)?;
-        caveats = caveats.and(Caveats::of(ci, SampleKind::Values, y));
+        caveats = caveats.and(Caveats::of(ci, SampleKind::Values));
     }
     let (nominal, nominal_methods) = breakdown(None)?;
     let (summary, methods, together) = match (with_ci, spec.simultaneous) {
@@ -1400,7 +1400,7 @@ fn paired_panels(
             note.push_str(&interval_notes(
                 spec,
                 &table,
-                Caveats::of(ci, SampleKind::Values, y),
+                Caveats::of(ci, SampleKind::Values),
             )?);
         }
         if unpaired > 0 {

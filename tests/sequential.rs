@@ -3,7 +3,7 @@
 //! sweep of `max` replications, thread counts, shards run in turns, and located errors
 //! for bad precision settings.
 
-use linkrev::stats::{StoppingRule, Target};
+use linkrev::stats::{MetricTarget, StoppingRule, Target};
 use linkrev::sweep::sequential::{Status, StoredValues, decide};
 use linkrev::sweep::specs;
 use polars::prelude::*;
@@ -78,7 +78,13 @@ fn the_rule_reads_only_a_points_first_n_replications() {
     .unwrap();
     let plan = specs::expand(&spec).unwrap();
     let sequential = spec.sequential.clone().unwrap();
-    assert_eq!(sequential.precision.target, Target::Relative(0.08));
+    assert_eq!(
+        sequential.precision.targets,
+        [MetricTarget {
+            metric: "msgs_per_cs".into(),
+            target: Target::Relative(0.08)
+        }]
+    );
     assert_eq!(plan.runs.len(), 2 * 2 * 12);
     // Nothing stored: every point wants its first 3 replications of both algorithms.
     let empty = decide(&plan, &sequential, &StoredValues::new());
@@ -155,6 +161,81 @@ fn the_rule_reads_only_a_points_first_n_replications() {
 
 /// A sample whose spread one run holds is held back even when its interval is narrow
 /// enough, and the point says so; the published rule stops it at its first look.
+/// Each metric is judged against its own target: an absolute target no interval can
+/// meet keeps every point to `max` whatever the relative one says, and one every
+/// interval meets changes nothing.
+#[test]
+fn each_metric_meets_its_own_target() {
+    let parse = |precision: &str| {
+        let spec = specs::parse(
+            &spec_text(SEQUENTIAL, precision),
+            Path::new("/nowhere/seq.toml"),
+        )
+        .unwrap();
+        let plan = specs::expand(&spec).unwrap();
+        (plan, spec.sequential.unwrap())
+    };
+    let (plan, alone) = parse(PRECISION);
+    // msgs_per_cs as in the test above (rate=0.2 met at 6, rate=1.0 short to max);
+    // cs_entries varies with the replication, evenly enough that the tail guard lets it
+    // pass.
+    let values = |run: &linkrev::sweep::plan::PlannedRun| {
+        let msgs = if run.key.contains("rate=0.2") {
+            10.0
+        } else if run.replication < 9 {
+            if run.replication.is_multiple_of(2) { 1.0 } else { 100.0 }
+        } else {
+            50.0
+        };
+        (msgs, 5.0 + f64::from(run.replication % 3))
+    };
+    let mut one = StoredValues::new();
+    let mut two = StoredValues::new();
+    for run in plan.runs.iter() {
+        let (msgs, entries) = values(&run);
+        one.insert(run.index, vec![Some(msgs)]);
+        two.insert(run.index, vec![Some(msgs), Some(entries)]);
+    }
+    let baseline = decide(&plan, &alone, &one);
+    let states = |d: &linkrev::sweep::sequential::Decision| {
+        d.points.iter().map(|p| (p.n, p.status)).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        states(&baseline),
+        [(6, Status::Met), (12, Status::StoppedAtMax)]
+    );
+    let with = |half_width: &str| {
+        let (_, sequential) = parse(&format!(
+            "[precision]\nrelative_half_width = {{ msgs_per_cs = 0.08 }}\n\
+             half_width = {{ cs_entries = {half_width} }}\n"
+        ));
+        assert_eq!(
+            sequential.precision.targets[1],
+            MetricTarget {
+                metric: "cs_entries".into(),
+                target: Target::Absolute(half_width.parse().unwrap())
+            }
+        );
+        decide(&plan, &sequential, &two)
+    };
+    assert_eq!(states(&with("1e9")), states(&baseline));
+    let tight = with("1e-9");
+    assert_eq!(
+        states(&tight),
+        [(12, Status::StoppedAtMax), (12, Status::StoppedAtMax)]
+    );
+    for p in &tight.points {
+        // The widest is the one furthest from its own target, not the largest number.
+        let worst = p.worst.as_ref().unwrap();
+        assert_eq!(
+            (worst.metric.as_str(), worst.target),
+            ("cs_entries", Target::Absolute(1e-9)),
+            "{p:?}"
+        );
+        assert!(worst.precision_words().starts_with("±0."), "{worst:?}");
+    }
+}
+
 #[test]
 fn a_tail_dominated_point_is_held_back_and_says_why() {
     let spec = specs::parse(
@@ -402,7 +483,7 @@ fn a_stopped_sweep_is_a_subset_of_the_fixed_one_for_any_threads_and_shards() {
 #[test]
 fn bad_precision_settings_are_located_errors() {
     let tmp = tempfile::tempdir().unwrap();
-    let cases: [(&str, &str, &str); 10] = [
+    let cases: [(&str, &str, &str); 15] = [
         (
             SEQUENTIAL,
             "[precision]\nmetrics = [\"wait_men\"]\nrelative_half_width = 0.05\n",
@@ -447,6 +528,31 @@ fn bad_precision_settings_are_located_errors() {
             SEQUENTIAL,
             "",
             "replications: replications from min to max need a [precision]",
+        ),
+        (
+            SEQUENTIAL,
+            "[precision]\nrelative_half_width = { wait_men = 0.05 }\n",
+            "precision.relative_half_width.wait_men: `wait_men` is not a metric of this spec's algorithms; did you mean `wait_mean`?",
+        ),
+        (
+            SEQUENTIAL,
+            "[precision]\nmetrics = [\"msgs_per_cs\"]\nrelative_half_width = 0.05\nhalf_width = { msgs_per_cs = 0.5 }\n",
+            "precision.half_width.msgs_per_cs: `msgs_per_cs` already has a target",
+        ),
+        (
+            SEQUENTIAL,
+            "[precision]\nrelative_half_width = 0.05\n",
+            "precision.relative_half_width: a number targets the metrics of `metrics`, which is missing",
+        ),
+        (
+            SEQUENTIAL,
+            "[precision]\nmetrics = [\"msgs_per_cs\"]\nhalf_width = { wait_mean = 0.5 }\n",
+            "precision.metrics[0]: the metrics of `metrics` have no target",
+        ),
+        (
+            SEQUENTIAL,
+            "[precision]\nhalf_width = { msgs_per_cs = \"tight\" }\n",
+            "precision.half_width.msgs_per_cs: wrong type: expected a number",
         ),
         (
             "10",

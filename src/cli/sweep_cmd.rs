@@ -408,7 +408,7 @@ fn print_points(decision: &sequential::Decision) -> anyhow::Result<()> {
             .unwrap_or_default();
         let (widest, what) = match &p.worst {
             Some(w) => (
-                decision.format_precision(w.achieved),
+                w.precision_words(),
                 format!("{} ({})", w.metric, w.algorithm),
             ),
             None => ("-".to_string(), "-".to_string()),
@@ -548,27 +548,36 @@ fn print_plan(spec: &Spec, plan: &Plan) -> anyhow::Result<()> {
         Some(seq) => {
             let r = seq.replications;
             let p = &seq.precision;
-            let target = match p.target {
-                crate::stats::Target::Relative(g) => format!(
-                    "half-width ≤ {g} of the mean (γ/(1+γ) = {:.4})",
-                    g / (1.0 + g)
-                ),
-                crate::stats::Target::Absolute(b) => format!("half-width ≤ {b}"),
-            };
             outln!(
                 "replications  {} to {}, {} at a time, until every point meets the target",
                 r.min,
                 r.max,
                 r.batch
             );
+            let targets: Vec<String> = p
+                .targets
+                .iter()
+                .map(|t| match t.target {
+                    crate::stats::Target::Relative(g) => format!(
+                        "{} ±{}% (half-width ≤ {:.4} of the mean)",
+                        t.metric,
+                        100.0 * g,
+                        g / (1.0 + g)
+                    ),
+                    crate::stats::Target::Absolute(b) => {
+                        format!("{} ±{b} (half-width ≤ {b})", t.metric)
+                    }
+                })
+                .collect();
             outln!(
-                "precision     {} at {}% confidence: {target}{}",
-                p.metrics.join(", "),
+                "precision     at {}% confidence{}, {} rule: {}",
                 p.confidence * 100.0,
                 p.paired
                     .as_ref()
                     .map(|b| format!(", paired against {b}"))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                p.rule.name(),
+                targets.join("; ")
             );
             let per_rep = plan.runs.len() / plan.replications.max(1) as usize;
             outln!(

@@ -50,7 +50,9 @@ impl Procedure {
         for &(min, max, batch, gamma) in point.also {
             let mut s = study.clone();
             s.replications = Replications { min, max, batch };
-            s.precision.target = crate::stats::Target::Relative(gamma);
+            for t in &mut s.precision.targets {
+                t.target = crate::stats::Target::Relative(gamma);
+            }
             settings.push(s);
         }
         let mut all = Vec::new();
@@ -82,10 +84,14 @@ impl Procedure {
             Procedure::Fixed { n } => format!("fixed n = {n}"),
             Procedure::Sequential(s) => {
                 let Replications { min, max, batch } = s.replications;
-                let target = match s.precision.target {
-                    crate::stats::Target::Relative(g) => format!("±{}%", 100.0 * g),
-                    crate::stats::Target::Absolute(b) => format!("±{b}"),
-                };
+                let mut targets: Vec<String> = s
+                    .precision
+                    .targets
+                    .iter()
+                    .map(|t| t.target.words())
+                    .collect();
+                targets.dedup();
+                let target = targets.join(", ");
                 format!(
                     "sequential {min}–{max} by {batch}, {target}, {}",
                     s.precision.rule.name()
@@ -380,7 +386,7 @@ pub fn measure(
 /// replications in order.
 fn stop(sample: &ReferenceSample, sequential: &Sequential, start: usize) -> (usize, Status) {
     let precision = &sequential.precision;
-    let columns: Vec<Option<usize>> = precision.metrics.iter().map(|m| sample.column(m)).collect();
+    let columns: Vec<Option<usize>> = precision.metrics().map(|m| sample.column(m)).collect();
     let variants: Vec<Variant> = sample.algorithms.iter().map(|&a| Variant::of(a)).collect();
     let (n, status, _) = grow(sequential.replications, precision.rule, |n| {
         let value = |a: usize, m: usize| -> Vec<Option<f64>> {

@@ -138,7 +138,7 @@ pub fn run_reference(
     // study point read, so that one kept sample serves them all.
     let mut more: Vec<String> = study
         .iter()
-        .flat_map(|s| s.precision.metrics.iter().cloned())
+        .flat_map(|s| s.precision.metrics().map(str::to_string))
         .collect();
     for other in super::points::harness_points() {
         if other.study == point.study && other.at == point.at {

@@ -11,6 +11,7 @@ use super::figures::{Figure, column_text};
 
 use crate::registry::Algorithm;
 use crate::results::tables::tool_version;
+use crate::stats::Target;
 use polars::prelude::*;
 use std::fmt::Write as _;
 
@@ -245,7 +246,7 @@ pub struct PageInput<'a> {
 /// whether it met the target, and its least precise interval. `None` when no
 /// experiment has a target.
 pub fn precision_table(experiments: &[Experiment]) -> anyhow::Result<Option<DataFrame>> {
-    let mut columns: [Vec<String>; 5] = Default::default();
+    let mut columns: [Vec<String>; 6] = Default::default();
     let mut n: Vec<u32> = Vec::new();
     let (mut widest, mut target) = (Vec::new(), Vec::new());
     let mut any = false;
@@ -254,37 +255,43 @@ pub fn precision_table(experiments: &[Experiment]) -> anyhow::Result<Option<Data
         any = true;
         for p in &d.points {
             let status = p.status_words();
-            let (achieved, metric, algorithm) = match &p.worst {
+            let (achieved, bound, scale, metric, algorithm) = match &p.worst {
                 Some(w) => (
                     Some(w.achieved).filter(|a| a.is_finite()),
+                    Some(w.target.bound()),
+                    match w.target {
+                        Target::Relative(_) => "half-width / |mean|",
+                        Target::Absolute(_) => "half-width",
+                    }
+                    .to_string(),
                     w.metric.clone(),
                     w.algorithm.clone(),
                 ),
                 None => Default::default(),
             };
-            let row = [e.name.clone(), p.label.clone(), status, metric, algorithm];
+            let row = [
+                e.name.clone(),
+                p.label.clone(),
+                status,
+                metric,
+                algorithm,
+                scale,
+            ];
             for (c, v) in columns.iter_mut().zip(row) {
                 c.push(v);
             }
             n.push(p.n);
             widest.push(achieved);
-            target.push(d.bound);
+            target.push(bound);
         }
     }
     if !any {
         return Ok(None);
     }
-    let [experiment, point, status, metric, algorithm] = columns;
-    // Relative targets compare half-width / |mean|, absolute ones the half-width.
-    let scale = if experiments
-        .iter()
-        .filter_map(|e| e.sequential.as_ref())
-        .all(|d| d.relative)
-    {
-        "half_width_over_mean"
-    } else {
-        "half_width"
-    };
+    // Each row's widest interval and its target on the target's own scale: relative
+    // targets compare half-width / |mean| (against γ/(1+γ)), absolute ones the
+    // half-width.
+    let [experiment, point, status, metric, algorithm, scale] = columns;
     Ok(Some(DataFrame::new(
         n.len(),
         vec![
@@ -292,10 +299,11 @@ pub fn precision_table(experiments: &[Experiment]) -> anyhow::Result<Option<Data
             Column::new("point".into(), point),
             Column::new("n".into(), n),
             Column::new("status".into(), status),
-            Column::new(format!("widest_{scale}").into(), widest),
+            Column::new("widest".into(), widest),
+            Column::new("target".into(), target),
+            Column::new("scale".into(), scale),
             Column::new("widest_metric".into(), metric),
             Column::new("widest_algorithm".into(), algorithm),
-            Column::new(format!("target_{scale}").into(), target),
         ],
     )?))
 }

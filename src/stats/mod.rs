@@ -29,7 +29,7 @@ pub mod sequential;
 pub mod survival;
 
 pub use intervals::{Interval, IntervalMethod, Sample};
-pub use sequential::{Precision, Replications, StoppingRule, Target};
+pub use sequential::{MetricTarget, Precision, Replications, StoppingRule, Target};
 
 use serde::Serialize;
 

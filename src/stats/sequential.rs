@@ -247,15 +247,43 @@ impl Target {
             Target::Absolute(beta) => beta,
         }
     }
+
+    /// An achieved precision ([`Self::achieved`]) in words: "±4.1%" of the mean, or
+    /// the half-width itself, "±0.0040".
+    pub fn format(self, achieved: f64) -> String {
+        match (self, achieved.is_finite()) {
+            (_, false) => "no interval".to_string(),
+            (Target::Relative(_), true) => format!("±{:.1}%", 100.0 * achieved),
+            (Target::Absolute(_), true) => format!("±{achieved:.4}"),
+        }
+    }
+
+    /// The target as a spec states it: "±5%", "±0.01".
+    pub fn words(self) -> String {
+        match self {
+            Target::Relative(gamma) => format!("±{}%", 100.0 * gamma),
+            Target::Absolute(beta) => format!("±{beta}"),
+        }
+    }
+}
+
+/// One metric a point must bring to its own target: a relative one for a mean away
+/// from zero, an absolute one (in the metric's unit) for a proportion or a mean near
+/// zero, where a relative half-width grows without bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricTarget {
+    /// The metric (a runs-table column).
+    pub metric: String,
+    /// How narrow its intervals must be.
+    pub target: Target,
 }
 
 /// A sweep's precision target (`[precision]` in a spec).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Precision {
-    /// Metrics (runs-table columns) that must each meet the target.
-    pub metrics: Vec<String>,
-    /// How narrow.
-    pub target: Target,
+    /// The metrics (runs-table columns) that must each meet their target, in the
+    /// spec's order.
+    pub targets: Vec<MetricTarget>,
     /// Confidence level of the intervals, in (0, 1).
     pub confidence: f64,
     /// Target the paired difference against this algorithm (a spec algorithm) instead
@@ -263,6 +291,13 @@ pub struct Precision {
     pub paired: Option<String>,
     /// When a point that meets the target may stop.
     pub rule: StoppingRule,
+}
+
+impl Precision {
+    /// The targeted metrics' names, in order.
+    pub fn metrics(&self) -> impl Iterator<Item = &str> {
+        self.targets.iter().map(|t| t.metric.as_str())
+    }
 }
 
 /// How many replications a point may have, and how they grow.
@@ -325,6 +360,13 @@ mod tests {
         );
         let a = Target::Absolute(0.002);
         assert!(a.met_by(&interval(5.0, 0.002)) && !a.met_by(&interval(5.0, 0.0021)));
+        assert_eq!(t.format(t.achieved(&interval(100.0, 4.7))), "±4.7%");
+        assert_eq!(a.format(0.0021), "±0.0021");
+        assert_eq!(a.format(f64::INFINITY), "no interval");
+        assert_eq!(
+            (t.words(), a.words()),
+            ("±5%".to_string(), "±0.002".to_string())
+        );
     }
 
     #[test]

@@ -19,7 +19,8 @@
 //! A point is all runs of one parameter combination: every algorithm gets the same
 //! replications (its pairs stay whole for paired comparisons and a paired target). A
 //! point is judged on every precision metric that each of its algorithms' families
-//! has: every one must meet the target; with `paired = B`, the paired difference
+//! has: every one must meet its own target (relative or absolute); with `paired = B`,
+//! the paired difference
 //! a − B of every other algorithm a does instead.
 
 use super::plan::{Plan, RunList};
@@ -28,7 +29,7 @@ use crate::registry::Algorithm;
 use crate::results::store::{RUNS, Store};
 use crate::stats::intervals::{Sample, interval};
 use crate::stats::sequential::{HeldBack, StoppingRule, held_back};
-use crate::stats::{Precision, Replications, Support};
+use crate::stats::{MetricTarget, Precision, Replications, Support, Target};
 use crate::sweep::specs::Sequential;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
@@ -55,8 +56,23 @@ pub struct Worst {
     /// The achieved precision in the target's terms ([`crate::stats::Target::achieved`]):
     /// half-width over |mean|, or the half-width; infinite without an interval.
     pub achieved: f64,
+    /// The metric's target.
+    pub target: Target,
     /// Why an interval narrow enough did not count (the guarded rule's checks).
     pub held_back: Option<HeldBack>,
+}
+
+impl Worst {
+    /// How far from its target: the achieved precision over the target's bound (above
+    /// 1 is short). Metrics with relative and absolute targets compare on this scale.
+    pub fn share_of_target(&self) -> f64 {
+        self.achieved / self.target.bound()
+    }
+
+    /// The achieved precision in words: "±4.1%", "±0.0040", "no interval".
+    pub fn precision_words(&self) -> String {
+        self.target.format(self.achieved)
+    }
 }
 
 /// One point of a sequential sweep.
@@ -96,10 +112,6 @@ pub struct Decision {
     pub wanted: Vec<usize>,
     /// How many of `wanted` are not stored.
     pub missing: usize,
-    /// The bound the achieved precision is compared with (γ/(1+γ), or β).
-    pub bound: f64,
-    /// Whether the bound is relative (a fraction of the mean).
-    pub relative: bool,
 }
 
 impl Decision {
@@ -119,16 +131,7 @@ impl Decision {
             .iter()
             .filter(|p| p.status == status)
             .filter_map(|p| p.worst.as_ref().map(|w| (p, w)))
-            .max_by(|a, b| a.1.achieved.total_cmp(&b.1.achieved))
-    }
-
-    /// `achieved` as words: "4.1%" of the mean, or the half-width itself.
-    pub fn format_precision(&self, achieved: f64) -> String {
-        match (self.relative, achieved.is_finite()) {
-            (_, false) => "no interval".to_string(),
-            (true, true) => format!("±{:.1}%", 100.0 * achieved),
-            (false, true) => format!("±{achieved:.4}"),
-        }
+            .max_by(|a, b| a.1.share_of_target().total_cmp(&b.1.share_of_target()))
     }
 
     /// One line of progress: points done, points short, the worst precision.
@@ -164,11 +167,11 @@ impl Decision {
         if let Some((what, (point, worst))) = widest {
             line.push_str(&format!(
                 "; {what}: {} of {} at {} ({}; target {})",
-                self.format_precision(worst.achieved),
+                worst.precision_words(),
                 worst.metric,
                 point.label,
                 worst.algorithm,
-                self.format_precision(self.bound)
+                worst.target.words()
             ));
         }
         line
@@ -186,16 +189,14 @@ pub fn stored_values(store: &Store, sequential: &Sequential) -> anyhow::Result<S
     }
     let metrics: Vec<&str> = sequential
         .precision
-        .metrics
-        .iter()
-        .map(String::as_str)
+        .metrics()
         .filter(|m| columns.iter().any(|c| c == m))
         .collect();
     let table = store.read_columns(RUNS, &metrics)?;
     let index = crate::results::aggregate::float_values(&table, "run_index")?;
     let mut values: Vec<Vec<Option<f64>>> = Vec::new();
-    for m in &sequential.precision.metrics {
-        values.push(if metrics.contains(&m.as_str()) {
+    for m in sequential.precision.metrics() {
+        values.push(if metrics.contains(&m) {
             crate::results::aggregate::float_values(&table, m)?
         } else {
             vec![None; table.height()]
@@ -329,13 +330,10 @@ pub fn decide(plan: &Plan, sequential: &Sequential, stored: &StoredValues) -> De
             index,
         });
     }
-    let precision = &sequential.precision;
     let mut decision = Decision {
         points: Vec::with_capacity(points.len()),
         wanted: Vec::new(),
         missing: 0,
-        bound: precision.target.bound(),
-        relative: matches!(precision.target, crate::stats::Target::Relative(_)),
     };
     for point in points.values() {
         let label = point_label(&plan.runs.get(point.runs[0].index).key, &shared_axes);
@@ -425,7 +423,7 @@ pub fn grow(
 
 /// Whether every interval of a point meets the target, and the least precise one.
 /// `variants` are the point's; `value(v, m)` is metric `m` (an index into
-/// `precision.metrics`) of `variants[v]`'s replications judged, in replication order,
+/// `precision.targets`) of `variants[v]`'s replications judged, in replication order,
 /// `None` where a run has no value. With a paired target `b`, every variant of another
 /// algorithm is differenced with every variant of `b`, run by run.
 pub fn judge(
@@ -448,7 +446,14 @@ pub fn judge(
     let mut met = true;
     // The least precise interval, those that do not count first.
     let mut worst: Option<(bool, Worst)> = None;
-    for (m, metric_name) in precision.metrics.iter().enumerate() {
+    for (
+        m,
+        MetricTarget {
+            metric: metric_name,
+            target,
+        },
+    ) in precision.targets.iter().enumerate()
+    {
         // Each judged sample: its values, support and who it is.
         let mut samples: Vec<(Vec<f64>, Support, String, &crate::family::Metric)> = Vec::new();
         for a in 0..variants.len() {
@@ -488,7 +493,7 @@ pub fn judge(
                 support,
             );
             let (narrow, achieved) = match found {
-                Some(i) => (precision.target.met_by(&i), precision.target.achieved(&i)),
+                Some(i) => (target.met_by(&i), target.achieved(&i)),
                 None => (false, f64::INFINITY),
             };
             let held = match precision.rule {
@@ -497,13 +502,14 @@ pub fn judge(
             };
             let ok = narrow && held.is_none();
             met &= ok;
-            let rank = |(ok, w): &(bool, Worst)| (!ok, w.achieved);
+            let rank = |(ok, w): &(bool, Worst)| (!ok, w.share_of_target());
             let this = (
                 ok,
                 Worst {
                     metric: metric_name.clone(),
                     algorithm: who,
                     achieved,
+                    target: *target,
                     held_back: held,
                 },
             );

@@ -6,6 +6,10 @@
 //! [precision]
 //! metrics = ["wait_mean", "msgs_per_cs"]   # every named metric must meet it
 //! relative_half_width = 0.05                # or half_width = 0.002, in the metric's unit
+//! # or a target per metric, relative for means away from zero, absolute for
+//! # proportions and means near zero (then `metrics` may be left out):
+//! # relative_half_width = { wait_mean = 0.05, msgs_per_cs = 0.05 }
+//! # half_width = { violated = 0.02 }
 //! confidence = 0.95                         # default 0.95
 //! paired = "me-raymond"                     # optional: target the paired difference
 //! rule = "guarded"                          # default; "first-look" is Law & Kelton's
@@ -18,7 +22,7 @@
 use super::schema::describe;
 use crate::input::{InputError, Location, closest};
 use crate::registry::Algorithm;
-use crate::stats::{Precision, Replications, StoppingRule, Target};
+use crate::stats::{MetricTarget, Precision, Replications, StoppingRule, Target};
 use toml::{Table, Value};
 
 /// The keys of `[precision]`.
@@ -36,22 +40,28 @@ const PRECISION_KEY_DOCS: &[(&str, &str, &str, &str)] = &[
     (
         "metrics",
         "a metric name, or a list of them (columns of the runs table)",
-        "required",
-        "The metrics every point must bring to the target; each uses its own interval \
-         method.",
+        "required unless the targets name their metrics",
+        "The metrics every point must bring to the one target `relative_half_width` or \
+         `half_width` gives as a number; each uses its own interval method.",
     ),
     (
         "relative_half_width",
-        "number > 0",
-        "one of the two is required",
+        "number > 0, or a table metric = number > 0",
+        "a target is required",
         "Stop a point when each metric's half-width is at most this fraction of its \
-         mean's magnitude (0.05: ±5%), Law and Kelton's relative rule.",
+         mean's magnitude (0.05: ±5%), Law and Kelton's relative rule. A number applies \
+         to every metric of `metrics`; a table (`{ wait_mean = 0.05 }`) gives each \
+         metric it names its own target. For means away from zero.",
     ),
     (
         "half_width",
-        "number > 0, in the metric's unit",
-        "one of the two is required",
-        "Stop a point when each metric's half-width is at most this.",
+        "number > 0 in the metric's unit, or a table metric = number > 0",
+        "a target is required",
+        "Stop a point when each metric's half-width is at most this, in the metric's \
+         unit. A number applies to every metric of `metrics`; a table \
+         (`{ violated = 0.02 }`) gives each metric it names its own target. For \
+         proportions and means near zero, whose relative half-width grows without \
+         bound.",
     ),
     (
         "confidence",
@@ -216,8 +226,24 @@ pub(super) fn precision(
             }
             all
         });
+    // A metric name at `path`, checked against the spec's algorithms.
+    let metric_name = |path: &str, name: &str| -> Result<String, InputError> {
+        if known.contains(&name) {
+            return Ok(name.to_string());
+        }
+        let hint = closest(name, &known)
+            .map(|k| format!("did you mean `{k}`? "))
+            .unwrap_or_default();
+        Err(e.at(
+            path,
+            format!(
+                "`{name}` is not a metric of this spec's algorithms; {hint}(known: {})",
+                known.join(", ")
+            ),
+        ))
+    };
     let items: Vec<(String, &Value)> = match table.get("metrics") {
-        None => return Err(e.at("precision.metrics", "missing required key")),
+        None => Vec::new(),
         Some(Value::Array(a)) if a.is_empty() => {
             return Err(e.at("precision.metrics", "an empty list targets nothing"));
         }
@@ -228,7 +254,7 @@ pub(super) fn precision(
             .collect(),
         Some(v) => vec![("precision.metrics".to_string(), v)],
     };
-    let mut metrics: Vec<String> = Vec::new();
+    let mut metrics: Vec<(String, String)> = Vec::new();
     for (path, v) in items {
         let Value::String(name) = v else {
             return Err(e.at(
@@ -236,54 +262,106 @@ pub(super) fn precision(
                 format!("wrong type: expected a metric name, got {}", describe(v)),
             ));
         };
-        if !known.contains(&name.as_str()) {
-            let hint = closest(name, &known)
-                .map(|k| format!("did you mean `{k}`? "))
-                .unwrap_or_default();
-            return Err(e.at(
-                &path,
-                format!(
-                    "`{name}` is not a metric of this spec's algorithms; {hint}(known: {})",
-                    known.join(", ")
-                ),
-            ));
-        }
-        if metrics.contains(name) {
+        let name = metric_name(&path, name)?;
+        if metrics.iter().any(|(m, _)| *m == name) {
             return Err(e.at(&path, format!("`{name}` is listed twice")));
         }
-        metrics.push(name.clone());
+        metrics.push((name, path));
     }
-    let positive = |key: &str| -> Result<Option<f64>, InputError> {
-        let path = format!("precision.{key}");
-        match table.get(key) {
-            None => Ok(None),
-            Some(Value::Float(x)) if x.is_finite() && *x > 0.0 => Ok(Some(*x)),
-            Some(Value::Integer(i)) if *i > 0 => Ok(Some(*i as f64)),
-            Some(Value::Float(x)) => Err(e.at(&path, format!("must be above 0, got {x}"))),
-            Some(Value::Integer(i)) => Err(e.at(&path, format!("must be above 0, got {i}"))),
-            Some(other) => Err(e.at(
-                &path,
-                format!("wrong type: expected a number, got {}", describe(other)),
+    let positive = |path: &str, value: &Value| -> Result<f64, InputError> {
+        match value {
+            Value::Float(x) if x.is_finite() && *x > 0.0 => Ok(*x),
+            Value::Integer(i) if *i > 0 => Ok(*i as f64),
+            Value::Float(x) => Err(e.at(path, format!("must be above 0, got {x}"))),
+            Value::Integer(i) => Err(e.at(path, format!("must be above 0, got {i}"))),
+            other => Err(e.at(
+                path,
+                format!(
+                    "wrong type: expected a number, or a table of metric = number, got {}",
+                    describe(other)
+                ),
             )),
         }
     };
-    let target = match (positive("relative_half_width")?, positive("half_width")?) {
-        (Some(gamma), None) => Target::Relative(gamma),
-        (None, Some(beta)) => Target::Absolute(beta),
-        (Some(_), Some(_)) => {
+    // The one target a number gives every metric of `metrics` (with the key that gave
+    // it), and the targets tables give by name (with their paths).
+    let mut shared: Option<(Target, &str)> = None;
+    let mut named: Vec<(MetricTarget, String)> = Vec::new();
+    for (key, make) in [
+        ("relative_half_width", Target::Relative as fn(f64) -> Target),
+        ("half_width", Target::Absolute),
+    ] {
+        let path = format!("precision.{key}");
+        match table.get(key) {
+            None => {}
+            Some(Value::Table(per_metric)) => {
+                if per_metric.is_empty() {
+                    return Err(e.at(&path, "an empty table targets nothing"));
+                }
+                for (name, value) in per_metric {
+                    let path = format!("{path}.{name}");
+                    let metric = metric_name(&path, name)?;
+                    let target = make(positive(&path, value)?);
+                    named.push((MetricTarget { metric, target }, path));
+                }
+            }
+            Some(value) => {
+                let target = make(positive(&path, value)?);
+                if let Some((_, other)) = shared {
+                    return Err(e.at(
+                        &path,
+                        format!(
+                            "give relative_half_width or half_width as a number, not both \
+                             (`{other}` is one already); to give metrics different \
+                             targets, write each as a table of metric = number"
+                        ),
+                    ));
+                }
+                shared = Some((target, key));
+            }
+        }
+    }
+    let mut targets: Vec<MetricTarget> = Vec::new();
+    match (shared, metrics.is_empty()) {
+        (Some((target, _)), false) => {
+            targets.extend(metrics.iter().map(|(metric, _)| MetricTarget {
+                metric: metric.clone(),
+                target,
+            }));
+        }
+        (Some((_, key)), true) => {
             return Err(e.at(
-                "precision.half_width",
-                "give relative_half_width or half_width, not both",
+                &format!("precision.{key}"),
+                "a number targets the metrics of `metrics`, which is missing; name them \
+                 there, or write this as a table of metric = number",
             ));
         }
-        (None, None) => {
+        (None, false) => {
+            return Err(e.at(
+                &metrics[0].1,
+                "the metrics of `metrics` have no target: give relative_half_width (0.05 \
+                 for ±5% of the mean) or half_width (in the metric's unit) as a number",
+            ));
+        }
+        (None, true) if named.is_empty() => {
             return Err(e.at(
                 "precision",
                 "missing the target: relative_half_width (0.05 for ±5% of the mean) or \
-                 half_width (in the metric's unit)",
+                 half_width (in the metric's unit), a number with `metrics` or a table of \
+                 metric = number",
             ));
         }
-    };
+        (None, true) => {}
+    }
+    for (t, path) in named {
+        if targets.iter().any(|m| m.metric == t.metric) {
+            return Err(e.at(
+                &path,
+                format!("`{}` already has a target: give each metric one", t.metric),
+            ));
+        }
+        targets.push(t);
+    }
     let confidence = match table.get("confidence") {
         None => 0.95,
         Some(Value::Float(c)) if *c > 0.0 && *c < 1.0 => *c,
@@ -354,8 +432,7 @@ pub(super) fn precision(
         }
     };
     Ok(Precision {
-        metrics,
-        target,
+        targets,
         confidence,
         paired,
         rule,

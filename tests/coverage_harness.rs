@@ -171,7 +171,7 @@ fn coverage_is_a_brute_force_count_over_disjoint_blocks() {
     // Each block's Student-t interval by hand.
     let t = StudentsT::new(0.0, 1.0, 7.0).unwrap().inverse_cdf(0.975);
     let mut covered = 0;
-    // A figure marks a block's interval rough when one run holds its spread: the
+    // A figure marks a block's interval rough when it is too skewed for its size: the
     // procedure stands behind the others.
     let (mut claimed, mut claimed_covered) = (0, 0);
     for block in values.chunks_exact(8).take(5) {
@@ -189,7 +189,7 @@ fn coverage_is_a_brute_force_count_over_disjoint_blocks() {
     assert_eq!(row.coverage, f64::from(covered) / 5.0);
     assert!(row.coverage_low <= row.coverage && row.coverage <= row.coverage_high);
     // msgs_per_cs declares no least runs: a fixed count stands behind every block the
-    // tail guard passes.
+    // skewness guard passes.
     assert_eq!(
         (row.claimed, row.claimed_covered),
         (claimed, claimed_covered)

@@ -1014,7 +1014,8 @@ fn interval_notes(
             k => format!("fewer than the {k} runs this metric needs, or "),
         };
         out.push_str(&format!(
-            " {} rough: {}a sample whose spread one run holds (a heavy tail); on \
+            " {} rough: {}a sample too skewed for its size (Cochran's n > 25·g₁²: a \
+             heavy tail); on \
              linkrev's own runs such intervals cover the truth less often than they \
              claim (`linkrev bench coverage`, statistics page).",
             count(rough, "interval is", "intervals are"),

@@ -258,7 +258,8 @@ impl linkrev::sweep::execute::Progress for Counting {
 }
 
 /// `--samples`: a kept reference sample is read back rather than run, grows by running
-/// only the replications it lacks, and is not used once the study's spec changes.
+/// only the replications it lacks, survives a comment or a new replication count, and
+/// is not used once the study's runs change.
 #[test]
 fn a_kept_sample_is_reused_grown_and_dropped_with_its_spec() {
     let tmp = tempfile::tempdir().unwrap();
@@ -278,6 +279,14 @@ fn a_kept_sample_is_reused_grown_and_dropped_with_its_spec() {
     let (grown, n3) = ran(15);
     assert_eq!(n3, 3, "only the 3 replications missing");
     assert_eq!(grown.values[..12], first.values[..]);
+    // A comment or another replication count changes no run: the sample serves.
+    std::fs::write(
+        tmp.path().join("tiny.toml"),
+        format!("# a comment\n{}", spec_text("30", "")),
+    )
+    .unwrap();
+    let (kept_again, n_same) = ran(12);
+    assert_eq!((n_same, &kept_again.values), (0, &first.values));
     // A different spec (another seed) makes the kept sample stale.
     std::fs::write(
         tmp.path().join("tiny.toml"),

@@ -567,6 +567,11 @@ fn print_plan(spec: &Spec, plan: &Plan) -> anyhow::Result<()> {
                     crate::stats::Target::Absolute(b) => {
                         format!("{} ±{b} (half-width ≤ {b})", t.metric)
                     }
+                    either => format!(
+                        "{} {} (half-width ≤ the larger of the two)",
+                        t.metric,
+                        either.words()
+                    ),
                 })
                 .collect();
             outln!(

@@ -55,6 +55,17 @@ impl Statistic {
         }
     }
 
+    /// The metric a precision target would name (`None` for an indicator's share,
+    /// which no target names).
+    pub fn metric(&self) -> Option<&'static str> {
+        match *self {
+            Statistic::Mean { metric, .. }
+            | Statistic::PooledRatio { metric, .. }
+            | Statistic::PairedDifference { metric, .. } => Some(metric),
+            Statistic::Share { .. } => None,
+        }
+    }
+
     /// The runs-table columns it reads (a pooled ratio: its numerator and denominator).
     ///
     /// # Errors

@@ -329,9 +329,19 @@ pub fn measure(
     let blocks = found.len() as u32;
     let covered = found.iter().filter(|b| holds(b)).count() as u32;
     let least_runs = point.statistic.least_runs();
+    // A sequential rule stands behind the blocks it stopped calling met, for the
+    // metrics it targets; of any other metric (le-malpani's messages per change, which
+    // the studies do not target) it claims nothing, and the figure's rough mark is what
+    // is left, as for a fixed count.
+    let targeted = |s: &Sequential| {
+        point
+            .statistic
+            .metric()
+            .is_some_and(|m| s.precision.metrics().any(|t| t == m))
+    };
     let stands_behind = |b: &Block| match procedure {
-        Procedure::Sequential(_) => b.met,
-        Procedure::Fixed { .. } => !b.rough,
+        Procedure::Sequential(s) if targeted(s) => b.met,
+        Procedure::Sequential(_) | Procedure::Fixed { .. } => !b.rough,
     };
     let claimed = found.iter().filter(|b| stands_behind(b)).count() as u32;
     let claimed_covered = found

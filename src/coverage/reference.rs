@@ -6,7 +6,7 @@ use crate::registry::Algorithm;
 use crate::run::RunSummary;
 use crate::sweep::execute::Progress;
 use crate::sweep::plan::PlannedRun;
-use crate::sweep::specs::{expand, load};
+use crate::sweep::specs::{Spec, expand, load, parse_stored};
 use anyhow::{Context, bail};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -80,7 +80,9 @@ pub fn column_value(summary: &RunSummary, column: &str) -> Option<f64> {
 
 /// A reference sample kept on disk (`bench coverage --samples DIR`), so a change to a
 /// procedure is measured again in seconds rather than by rerunning thousands of
-/// replications. Valid only for the spec text it was run from: replication r of a
+/// replications. Valid only for a spec that makes the same runs as the one it was run
+/// from (the same spec but for replications, precision target and comments,
+/// [`runs_defining`]): replication r of a
 /// point is the same run whatever R, so a kept sample of R′ replications serves any
 /// R ≤ R′ and grows to a larger one by running only the replications it lacks. Also
 /// valid only for the linkrev version that ran it; within one version, delete the
@@ -211,7 +213,8 @@ pub fn run_reference(
             .iter()
             .map(|c| old.columns.iter().position(|o| o == c))
             .collect();
-        let same = old.spec == spec_text
+        let same = parse_stored(&old.spec, &path).ok().map(runs_defining)
+            == Some(runs_defining(spec.clone()))
             && old.algorithms == names
             && old.version == env!("CARGO_PKG_VERSION");
         if let (true, Some(at)) = (same, at) {
@@ -276,6 +279,18 @@ pub fn run_reference(
 
 /// One run's replication, algorithm (index into the point's) and column values.
 type RunValues = (u32, usize, Vec<Option<f64>>);
+
+/// `spec` with what does not change any run cleared: the replication count, the
+/// precision target, and the text (comments, layout). A run's key, seed and settings
+/// come from the rest, so a kept sample serves every spec equal to its own here: a
+/// study that gains a precision target or a comment keeps its samples.
+fn runs_defining(mut spec: Spec) -> Spec {
+    spec.replications = 0;
+    spec.sequential = None;
+    spec.text.clear();
+    spec.stored = false;
+    spec
+}
 
 /// Whether the run key holds every `name=value` of `at` as one of its parts.
 fn at_point(key: &str, at: &[&str]) -> bool {

@@ -11,7 +11,6 @@ use super::figures::{Figure, column_text};
 
 use crate::registry::Algorithm;
 use crate::results::tables::tool_version;
-use crate::stats::Target;
 use polars::prelude::*;
 use std::fmt::Write as _;
 
@@ -248,50 +247,40 @@ pub struct PageInput<'a> {
 pub fn precision_table(experiments: &[Experiment]) -> anyhow::Result<Option<DataFrame>> {
     let mut columns: [Vec<String>; 6] = Default::default();
     let mut n: Vec<u32> = Vec::new();
-    let (mut widest, mut target) = (Vec::new(), Vec::new());
+    let (mut mean, mut half_width, mut allowed) = (Vec::new(), Vec::new(), Vec::new());
     let mut any = false;
     for e in experiments {
         let Some(d) = &e.sequential else { continue };
         any = true;
         for p in &d.points {
             let status = p.status_words();
-            let (achieved, bound, scale, metric, algorithm) = match &p.worst {
+            let (m, h, a, target, metric, algorithm) = match &p.worst {
                 Some(w) => (
-                    Some(w.achieved).filter(|a| a.is_finite()),
-                    Some(w.target.bound()),
-                    match w.target {
-                        Target::Relative(_) => "half-width / |mean|",
-                        Target::Absolute(_) => "half-width",
-                    }
-                    .to_string(),
+                    Some(w.estimate).filter(|x| x.is_finite()),
+                    Some(w.half_width).filter(|x| x.is_finite()),
+                    Some(w.target.allowed(w.estimate)).filter(|x| x.is_finite()),
+                    w.target.words(),
                     w.metric.clone(),
                     w.algorithm.clone(),
                 ),
                 None => Default::default(),
             };
-            let row = [
-                e.name.clone(),
-                p.label.clone(),
-                status,
-                metric,
-                algorithm,
-                scale,
-            ];
+            let row = [e.name.clone(), p.label.clone(), status, metric, algorithm, target];
             for (c, v) in columns.iter_mut().zip(row) {
                 c.push(v);
             }
             n.push(p.n);
-            widest.push(achieved);
-            target.push(bound);
+            mean.push(m);
+            half_width.push(h);
+            allowed.push(a);
         }
     }
     if !any {
         return Ok(None);
     }
-    // Each row's widest interval and its target on the target's own scale: relative
-    // targets compare half-width / |mean| (against γ/(1+γ)), absolute ones the
-    // half-width.
-    let [experiment, point, status, metric, algorithm, scale] = columns;
+    // Each row's interval furthest from its target: its mean and half-width, the
+    // target as the spec gives it, and the widest half-width it allows at that mean.
+    let [experiment, point, status, metric, algorithm, target] = columns;
     Ok(Some(DataFrame::new(
         n.len(),
         vec![
@@ -299,11 +288,12 @@ pub fn precision_table(experiments: &[Experiment]) -> anyhow::Result<Option<Data
             Column::new("point".into(), point),
             Column::new("n".into(), n),
             Column::new("status".into(), status),
-            Column::new("widest".into(), widest),
-            Column::new("target".into(), target),
-            Column::new("scale".into(), scale),
             Column::new("widest_metric".into(), metric),
             Column::new("widest_algorithm".into(), algorithm),
+            Column::new("mean".into(), mean),
+            Column::new("half_width".into(), half_width),
+            Column::new("target".into(), target),
+            Column::new("allowed_half_width".into(), allowed),
         ],
     )?))
 }

@@ -237,58 +237,77 @@ pub enum Target {
     Relative(f64),
     /// Absolute precision β > 0, in the metric's unit: stop when δ ≤ β.
     Absolute(f64),
+    /// Either of the two, whichever allows more: δ ≤ max(γ/(1+γ)·|x̄|, β). For a metric
+    /// large for some algorithms and near zero for others (unnecessary elections): a
+    /// relative target with an absolute floor, as numerical tolerances pair rtol with
+    /// atol.
+    Either {
+        /// γ.
+        relative: f64,
+        /// β.
+        absolute: f64,
+    },
 }
 
 impl Target {
+    /// The widest half-width the target allows around a mean of `estimate`.
+    pub fn allowed(self, estimate: f64) -> f64 {
+        let relative = |gamma: f64| gamma / (1.0 + gamma) * estimate.abs();
+        match self {
+            Target::Relative(gamma) => relative(gamma),
+            Target::Absolute(beta) => beta,
+            Target::Either { relative: g, absolute: b } => relative(g).max(b),
+        }
+    }
+
     /// Whether `interval` is precise enough.
     pub fn met_by(self, interval: &Interval) -> bool {
-        match self {
-            Target::Relative(gamma) => {
-                interval.half_width <= gamma / (1.0 + gamma) * interval.estimate.abs()
+        interval.half_width <= self.allowed(interval.estimate)
+    }
+
+    /// How far an interval of half-width `half_width` around `estimate` is from the
+    /// target: `half_width` over [`Self::allowed`], at most 1 when met. Metrics with
+    /// different targets compare on this scale.
+    pub fn share(self, estimate: f64, half_width: f64) -> f64 {
+        let allowed = self.allowed(estimate);
+        if half_width == 0.0 {
+            0.0
+        } else if allowed > 0.0 {
+            half_width / allowed
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// An interval's precision in the target's terms: "±4.1%" of the mean for a
+    /// relative target, the half-width "±0.0040" for an absolute one, both for
+    /// either; "no interval" for an infinite half-width.
+    pub fn format(self, estimate: f64, half_width: f64) -> String {
+        if !half_width.is_finite() {
+            return "no interval".to_string();
+        }
+        let percent = || {
+            if estimate == 0.0 {
+                "±∞%".to_string()
+            } else {
+                format!("±{:.1}%", 100.0 * half_width / estimate.abs())
             }
-            Target::Absolute(beta) => interval.half_width <= beta,
-        }
-    }
-
-    /// The achieved precision in this target's terms: δ / |x̄| (relative; infinite at a
-    /// zero mean) or δ.
-    pub fn achieved(self, interval: &Interval) -> f64 {
+        };
         match self {
-            Target::Relative(_) if interval.estimate == 0.0 => {
-                if interval.half_width == 0.0 {
-                    0.0
-                } else {
-                    f64::INFINITY
-                }
-            }
-            Target::Relative(_) => interval.half_width / interval.estimate.abs(),
-            Target::Absolute(_) => interval.half_width,
+            Target::Relative(_) => percent(),
+            Target::Absolute(_) => format!("±{half_width:.4}"),
+            Target::Either { .. } => format!("±{half_width:.4} ({})", percent()),
         }
     }
 
-    /// The bound [`Self::achieved`] is compared with: γ / (1 + γ), or β.
-    pub fn bound(self) -> f64 {
-        match self {
-            Target::Relative(gamma) => gamma / (1.0 + gamma),
-            Target::Absolute(beta) => beta,
-        }
-    }
-
-    /// An achieved precision ([`Self::achieved`]) in words: "±4.1%" of the mean, or
-    /// the half-width itself, "±0.0040".
-    pub fn format(self, achieved: f64) -> String {
-        match (self, achieved.is_finite()) {
-            (_, false) => "no interval".to_string(),
-            (Target::Relative(_), true) => format!("±{:.1}%", 100.0 * achieved),
-            (Target::Absolute(_), true) => format!("±{achieved:.4}"),
-        }
-    }
-
-    /// The target as a spec states it: "±5%", "±0.01".
+    /// The target as a spec states it: "±5%", "±0.01", "±10% or ±1".
     pub fn words(self) -> String {
         match self {
             Target::Relative(gamma) => format!("±{}%", 100.0 * gamma),
             Target::Absolute(beta) => format!("±{beta}"),
+            Target::Either { relative, absolute } => {
+                format!("±{}% or ±{absolute}", 100.0 * relative)
+            }
         }
     }
 }
@@ -379,19 +398,30 @@ mod tests {
         assert!(t.met_by(&interval(100.0, 4.7)));
         assert!(!t.met_by(&interval(100.0, 4.9)));
         assert!(!t.met_by(&interval(0.0, 0.1)));
-        assert_eq!(t.achieved(&interval(0.0, 0.0)), 0.0);
+        assert!(t.met_by(&interval(0.0, 0.0)));
         assert!(
             t.met_by(&interval(-100.0, 4.7)),
             "the mean's size, not its sign"
         );
         let a = Target::Absolute(0.002);
         assert!(a.met_by(&interval(5.0, 0.002)) && !a.met_by(&interval(5.0, 0.0021)));
-        assert_eq!(t.format(t.achieved(&interval(100.0, 4.7))), "±4.7%");
-        assert_eq!(a.format(0.0021), "±0.0021");
-        assert_eq!(a.format(f64::INFINITY), "no interval");
+        // Either: the relative bound far from zero, the absolute floor near it.
+        let e = Target::Either {
+            relative: 0.1,
+            absolute: 1.0,
+        };
+        assert!(e.met_by(&interval(100.0, 9.0)) && !e.met_by(&interval(100.0, 9.2)));
+        assert!(e.met_by(&interval(0.5, 1.0)) && !e.met_by(&interval(0.5, 1.01)));
+        assert_eq!(t.share(100.0, 4.7619047619047619 / 2.0), 0.5);
+        assert_eq!(t.share(0.0, 0.1), f64::INFINITY);
+        assert_eq!(t.share(0.0, 0.0), 0.0);
+        assert_eq!(t.format(100.0, 4.7), "±4.7%");
+        assert_eq!(a.format(5.0, 0.0021), "±0.0021");
+        assert_eq!(e.format(0.5, 0.25), "±0.2500 (±50.0%)");
+        assert_eq!(a.format(5.0, f64::INFINITY), "no interval");
         assert_eq!(
-            (t.words(), a.words()),
-            ("±5%".to_string(), "±0.002".to_string())
+            (t.words(), a.words(), e.words()),
+            ("±5%".to_string(), "±0.002".to_string(), "±10% or ±1".to_string())
         );
     }
 

@@ -29,7 +29,7 @@ use crate::registry::Algorithm;
 use crate::results::store::{RUNS, Store};
 use crate::stats::intervals::{Sample, interval};
 use crate::stats::sequential::{HeldBack, StoppingRule, held_back};
-use crate::stats::{MetricTarget, Precision, Replications, Support, Target};
+use crate::stats::{MetricTarget, Precision, Replications, Support};
 use crate::sweep::specs::Sequential;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
@@ -53,25 +53,26 @@ pub struct Worst {
     pub metric: String,
     /// The algorithm (`a − b` for a paired target).
     pub algorithm: String,
-    /// The achieved precision in the target's terms ([`crate::stats::Target::achieved`]):
-    /// half-width over |mean|, or the half-width; infinite without an interval.
-    pub achieved: f64,
+    /// The interval's mean.
+    pub estimate: f64,
+    /// Its half-width; infinite without an interval.
+    pub half_width: f64,
     /// The metric's target.
-    pub target: Target,
+    pub target: crate::stats::Target,
     /// Why an interval narrow enough did not count (the guarded rule's checks).
     pub held_back: Option<HeldBack>,
 }
 
 impl Worst {
-    /// How far from its target: the achieved precision over the target's bound (above
-    /// 1 is short). Metrics with relative and absolute targets compare on this scale.
+    /// How far from its target: the half-width over the widest the target allows
+    /// (above 1 is short). Metrics with different targets compare on this scale.
     pub fn share_of_target(&self) -> f64 {
-        self.achieved / self.target.bound()
+        self.target.share(self.estimate, self.half_width)
     }
 
-    /// The achieved precision in words: "±4.1%", "±0.0040", "no interval".
+    /// The precision in the target's terms: "±4.1%", "±0.0040", "no interval".
     pub fn precision_words(&self) -> String {
-        self.target.format(self.achieved)
+        self.target.format(self.estimate, self.half_width)
     }
 }
 
@@ -492,9 +493,9 @@ pub fn judge(
                 precision.confidence,
                 support,
             );
-            let (narrow, achieved) = match found {
-                Some(i) => (target.met_by(&i), target.achieved(&i)),
-                None => (false, f64::INFINITY),
+            let (narrow, estimate, half_width) = match found {
+                Some(i) => (target.met_by(&i), i.estimate, i.half_width),
+                None => (false, f64::NAN, f64::INFINITY),
             };
             let held = match precision.rule {
                 StoppingRule::Guarded if narrow => held_back(&values, metric.least_runs),
@@ -508,7 +509,8 @@ pub fn judge(
                 Worst {
                     metric: metric_name.clone(),
                     algorithm: who,
-                    achieved,
+                    estimate,
+                    half_width,
                     target: *target,
                     held_back: held,
                 },

@@ -9,7 +9,9 @@
 //! # or a target per metric, relative for means away from zero, absolute for
 //! # proportions and means near zero (then `metrics` may be left out):
 //! # relative_half_width = { wait_mean = 0.05, msgs_per_cs = 0.05 }
-//! # half_width = { violated = 0.02 }
+//! # half_width = { leaderless_fraction = 0.02 }
+//! # a metric in both meets whichever allows more (a relative target with an
+//! # absolute floor, for a mean near zero for some algorithms only)
 //! confidence = 0.95                         # default 0.95
 //! paired = "me-raymond"                     # optional: target the paired difference
 //! rule = "guarded"                          # default; "first-look" is Law & Kelton's
@@ -51,7 +53,8 @@ const PRECISION_KEY_DOCS: &[(&str, &str, &str, &str)] = &[
         "Stop a point when each metric's half-width is at most this fraction of its \
          mean's magnitude (0.05: ±5%), Law and Kelton's relative rule. A number applies \
          to every metric of `metrics`; a table (`{ wait_mean = 0.05 }`) gives each \
-         metric it names its own target. For means away from zero.",
+         metric it names its own target. For means away from zero; a metric that also \
+         has a `half_width` meets whichever of the two allows more.",
     ),
     (
         "half_width",
@@ -59,9 +62,10 @@ const PRECISION_KEY_DOCS: &[(&str, &str, &str, &str)] = &[
         "a target is required",
         "Stop a point when each metric's half-width is at most this, in the metric's \
          unit. A number applies to every metric of `metrics`; a table \
-         (`{ violated = 0.02 }`) gives each metric it names its own target. For \
-         proportions and means near zero, whose relative half-width grows without \
-         bound.",
+         (`{ leaderless_fraction = 0.02 }`) gives each metric it names its own target. \
+         For proportions and means near zero, whose relative half-width grows without \
+         bound; with a `relative_half_width` for the same metric, an absolute floor \
+         under the relative target.",
     ),
     (
         "confidence",
@@ -283,10 +287,10 @@ pub(super) fn precision(
             )),
         }
     };
-    // The one target a number gives every metric of `metrics` (with the key that gave
-    // it), and the targets tables give by name (with their paths).
-    let mut shared: Option<(Target, &str)> = None;
-    let mut named: Vec<(MetricTarget, String)> = Vec::new();
+    // Each (metric, target, path) the keys give: a number gives its target to every
+    // metric of `metrics`, a table to each metric it names.
+    let mut given: Vec<(String, Target, String)> = Vec::new();
+    let mut numbers: Vec<&str> = Vec::new();
     for (key, make) in [
         ("relative_half_width", Target::Relative as fn(f64) -> Target),
         ("half_width", Target::Absolute),
@@ -302,65 +306,66 @@ pub(super) fn precision(
                     let path = format!("{path}.{name}");
                     let metric = metric_name(&path, name)?;
                     let target = make(positive(&path, value)?);
-                    named.push((MetricTarget { metric, target }, path));
+                    given.push((metric, target, path));
                 }
             }
             Some(value) => {
                 let target = make(positive(&path, value)?);
-                if let Some((_, other)) = shared {
+                if metrics.is_empty() {
                     return Err(e.at(
                         &path,
-                        format!(
-                            "give relative_half_width or half_width as a number, not both \
-                             (`{other}` is one already); to give metrics different \
-                             targets, write each as a table of metric = number"
-                        ),
+                        "a number targets the metrics of `metrics`, which is missing; name \
+                         them there, or write this as a table of metric = number",
                     ));
                 }
-                shared = Some((target, key));
+                numbers.push(key);
+                given.extend(
+                    metrics
+                        .iter()
+                        .map(|(metric, _)| (metric.clone(), target, path.clone())),
+                );
             }
         }
     }
-    let mut targets: Vec<MetricTarget> = Vec::new();
-    match (shared, metrics.is_empty()) {
-        (Some((target, _)), false) => {
-            targets.extend(metrics.iter().map(|(metric, _)| MetricTarget {
-                metric: metric.clone(),
-                target,
-            }));
-        }
-        (Some((_, key)), true) => {
-            return Err(e.at(
-                &format!("precision.{key}"),
-                "a number targets the metrics of `metrics`, which is missing; name them \
-                 there, or write this as a table of metric = number",
-            ));
-        }
-        (None, false) => {
-            return Err(e.at(
-                &metrics[0].1,
-                "the metrics of `metrics` have no target: give relative_half_width (0.05 \
-                 for ±5% of the mean) or half_width (in the metric's unit) as a number",
-            ));
-        }
-        (None, true) if named.is_empty() => {
-            return Err(e.at(
-                "precision",
-                "missing the target: relative_half_width (0.05 for ±5% of the mean) or \
-                 half_width (in the metric's unit), a number with `metrics` or a table of \
-                 metric = number",
-            ));
-        }
-        (None, true) => {}
+    if given.is_empty() {
+        return Err(e.at(
+            "precision",
+            "missing the target: relative_half_width (0.05 for ±5% of the mean) or \
+             half_width (in the metric's unit), a number with `metrics` or a table of \
+             metric = number",
+        ));
     }
-    for (t, path) in named {
-        if targets.iter().any(|m| m.metric == t.metric) {
-            return Err(e.at(
-                &path,
-                format!("`{}` already has a target: give each metric one", t.metric),
-            ));
-        }
-        targets.push(t);
+    if numbers.is_empty()
+        && let Some((_, path)) = metrics.first()
+    {
+        return Err(e.at(
+            path,
+            "the metrics of `metrics` have no target: give relative_half_width (0.05 for \
+             ±5% of the mean) or half_width (in the metric's unit) as a number",
+        ));
+    }
+    // A metric with a relative and an absolute target meets whichever allows more.
+    let mut targets: Vec<MetricTarget> = Vec::new();
+    for (metric, target, path) in given {
+        let Some(have) = targets.iter_mut().find(|t| t.metric == metric) else {
+            targets.push(MetricTarget { metric, target });
+            continue;
+        };
+        have.target = match (have.target, target) {
+            (Target::Relative(relative), Target::Absolute(absolute))
+            | (Target::Absolute(absolute), Target::Relative(relative)) => {
+                Target::Either { relative, absolute }
+            }
+            _ => {
+                return Err(e.at(
+                    &path,
+                    format!(
+                        "`{metric}` already has a target of this kind: give each metric at \
+                         most one relative and one absolute target"
+                    ),
+                ));
+            }
+        };
     }
     let confidence = match table.get("confidence") {
         None => 0.95,

@@ -28,7 +28,7 @@ use super::specs::point::point_index;
 use crate::registry::Algorithm;
 use crate::results::store::{RUNS, Store};
 use crate::stats::intervals::{Sample, interval};
-use crate::stats::sequential::{HeldBack, StoppingRule, held_back};
+use crate::stats::sequential::{HeldBack, StoppingRule, held_back, met_without_normality};
 use crate::stats::{MetricTarget, Precision, Replications, Support};
 use crate::sweep::specs::Sequential;
 use std::cmp::Ordering;
@@ -498,7 +498,17 @@ pub fn judge(
                 None => (false, f64::NAN, f64::INFINITY),
             };
             let held = match precision.rule {
-                StoppingRule::Guarded if narrow => held_back(&values, metric.least_runs),
+                StoppingRule::Guarded if narrow => {
+                    held_back(&values, metric.least_runs).filter(|why| {
+                        !(matches!(why, HeldBack::Skewed { .. })
+                            && met_without_normality(
+                                &values,
+                                support,
+                                precision.confidence,
+                                target.allowed(estimate),
+                            ))
+                    })
+                }
                 _ => None,
             };
             let ok = narrow && held.is_none();

@@ -84,14 +84,17 @@ impl Procedure {
             Procedure::Fixed { n } => format!("fixed n = {n}"),
             Procedure::Sequential(s) => {
                 let Replications { min, max, batch } = s.replications;
-                let mut targets: Vec<String> = s
-                    .precision
-                    .targets
-                    .iter()
-                    .map(|t| t.target.words())
-                    .collect();
-                targets.dedup();
-                let target = targets.join(", ");
+                // One target for every metric reads "±5%"; several name their metrics.
+                let targets = &s.precision.targets;
+                let target = if targets.iter().all(|t| t.target == targets[0].target) {
+                    targets[0].target.words()
+                } else {
+                    targets
+                        .iter()
+                        .map(|t| format!("{} {}", t.metric, t.target.words()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
                 format!(
                     "sequential {min}–{max} by {batch}, {target}, {}",
                     s.precision.rule.name()

@@ -265,7 +265,14 @@ pub fn precision_table(experiments: &[Experiment]) -> anyhow::Result<Option<Data
                 ),
                 None => Default::default(),
             };
-            let row = [e.name.clone(), p.label.clone(), status, metric, algorithm, target];
+            let row = [
+                e.name.clone(),
+                p.label.clone(),
+                status,
+                metric,
+                algorithm,
+                target,
+            ];
             for (c, v) in columns.iter_mut().zip(row) {
                 c.push(v);
             }

@@ -366,7 +366,7 @@ pub struct IntervalSpec {
     /// Confidence level, in (0, 1).
     pub confidence: f64,
     /// The metric's least runs ([`crate::family::Metric::least_runs`]): an interval
-    /// from fewer, or from a sample the tail guard holds back
+    /// from fewer, or from a sample the skewness guard holds back
     /// ([`crate::stats::sequential::held_back`]), is marked `ci_rough`.
     pub least_runs: u32,
 }

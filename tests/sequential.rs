@@ -58,6 +58,18 @@ relative_half_width = 0.08
 
 const SEQUENTIAL: &str = "{ min = 3, max = 12, batch = 3 }";
 
+/// The plan and the sequential settings of [`spec_text`] with `precision`, parsed as
+/// `sweep` would.
+fn planned(precision: &str) -> (linkrev::sweep::plan::Plan, specs::Sequential) {
+    let spec = specs::parse(
+        &spec_text(SEQUENTIAL, precision),
+        Path::new("/nowhere/seq.toml"),
+    )
+    .unwrap();
+    let plan = specs::expand(&spec).unwrap();
+    (plan, spec.sequential.unwrap())
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
@@ -71,13 +83,7 @@ fn runs(dir: &Path) -> DataFrame {
 
 #[test]
 fn the_rule_reads_only_a_points_first_n_replications() {
-    let spec = specs::parse(
-        &spec_text(SEQUENTIAL, PRECISION),
-        Path::new("/nowhere/seq.toml"),
-    )
-    .unwrap();
-    let plan = specs::expand(&spec).unwrap();
-    let sequential = spec.sequential.clone().unwrap();
+    let (plan, sequential) = planned(PRECISION);
     assert_eq!(
         sequential.precision.targets,
         [MetricTarget {
@@ -166,16 +172,7 @@ fn the_rule_reads_only_a_points_first_n_replications() {
 /// interval meets changes nothing.
 #[test]
 fn each_metric_meets_its_own_target() {
-    let parse = |precision: &str| {
-        let spec = specs::parse(
-            &spec_text(SEQUENTIAL, precision),
-            Path::new("/nowhere/seq.toml"),
-        )
-        .unwrap();
-        let plan = specs::expand(&spec).unwrap();
-        (plan, spec.sequential.unwrap())
-    };
-    let (plan, alone) = parse(PRECISION);
+    let (plan, alone) = planned(PRECISION);
     // msgs_per_cs as in the test above (rate=0.2 met at 6, rate=1.0 short to max);
     // cs_entries varies with the replication, evenly enough that the tail guard lets it
     // pass.
@@ -209,7 +206,7 @@ fn each_metric_meets_its_own_target() {
         [(6, Status::Met), (12, Status::StoppedAtMax)]
     );
     let with = |half_width: &str| {
-        let (_, sequential) = parse(&format!(
+        let (_, sequential) = planned(&format!(
             "[precision]\nrelative_half_width = {{ msgs_per_cs = 0.08 }}\n\
              half_width = {{ cs_entries = {half_width} }}\n"
         ));
@@ -225,7 +222,7 @@ fn each_metric_meets_its_own_target() {
     assert_eq!(states(&with("1e9")), states(&baseline));
     // A relative target and an absolute floor for one metric: met by whichever allows
     // more, so a floor no interval reaches changes nothing.
-    let (_, either) = parse(
+    let (_, either) = planned(
         "[precision]\nmetrics = [\"msgs_per_cs\"]\nrelative_half_width = 0.08\n\
          half_width = { msgs_per_cs = 1e-9 }\n",
     );
@@ -259,13 +256,7 @@ fn each_metric_meets_its_own_target() {
 
 #[test]
 fn a_tail_dominated_point_is_held_back_and_says_why() {
-    let spec = specs::parse(
-        &spec_text(SEQUENTIAL, PRECISION),
-        Path::new("/nowhere/seq.toml"),
-    )
-    .unwrap();
-    let plan = specs::expand(&spec).unwrap();
-    let sequential = spec.sequential.clone().unwrap();
+    let (plan, sequential) = planned(PRECISION);
     // Every run 10, except replication 1 of each algorithm at 10.5: a half-width far
     // inside ±8%, and one run holding nearly all of the spread: a skewness of about
     // √n, which Cochran's n > 25·g₁² never lets pass.

@@ -287,9 +287,10 @@ pub(super) fn precision(
             )),
         }
     };
-    // Each (metric, target, path) the keys give: a number gives its target to every
-    // metric of `metrics`, a table to each metric it names.
-    let mut given: Vec<(String, Target, String)> = Vec::new();
+    // Each (metric, target) the keys give: a number gives its target to every metric of
+    // `metrics`, a table to each metric it names. A key is a number or a table, never
+    // both, so each key gives a metric at most one target.
+    let mut given: Vec<(String, Target)> = Vec::new();
     let mut numbers: Vec<&str> = Vec::new();
     for (key, make) in [
         ("relative_half_width", Target::Relative as fn(f64) -> Target),
@@ -306,7 +307,7 @@ pub(super) fn precision(
                     let path = format!("{path}.{name}");
                     let metric = metric_name(&path, name)?;
                     let target = make(positive(&path, value)?);
-                    given.push((metric, target, path));
+                    given.push((metric, target));
                 }
             }
             Some(value) => {
@@ -319,11 +320,7 @@ pub(super) fn precision(
                     ));
                 }
                 numbers.push(key);
-                given.extend(
-                    metrics
-                        .iter()
-                        .map(|(metric, _)| (metric.clone(), target, path.clone())),
-                );
+                given.extend(metrics.iter().map(|(metric, _)| (metric.clone(), target)));
             }
         }
     }
@@ -346,26 +343,18 @@ pub(super) fn precision(
     }
     // A metric with a relative and an absolute target meets whichever allows more.
     let mut targets: Vec<MetricTarget> = Vec::new();
-    for (metric, target, path) in given {
-        let Some(have) = targets.iter_mut().find(|t| t.metric == metric) else {
-            targets.push(MetricTarget { metric, target });
-            continue;
-        };
-        have.target = match (have.target, target) {
-            (Target::Relative(relative), Target::Absolute(absolute))
-            | (Target::Absolute(absolute), Target::Relative(relative)) => {
-                Target::Either { relative, absolute }
+    for (metric, target) in given {
+        match targets.iter_mut().find(|t| t.metric == metric) {
+            // `relative_half_width` is read first: the second target is the absolute one.
+            Some(have) => {
+                if let (Target::Relative(relative), Target::Absolute(absolute)) =
+                    (have.target, target)
+                {
+                    have.target = Target::Either { relative, absolute };
+                }
             }
-            _ => {
-                return Err(e.at(
-                    &path,
-                    format!(
-                        "`{metric}` already has a target of this kind: give each metric at \
-                         most one relative and one absolute target"
-                    ),
-                ));
-            }
-        };
+            None => targets.push(MetricTarget { metric, target }),
+        }
     }
     let confidence = match table.get("confidence") {
         None => 0.95,

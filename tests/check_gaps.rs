@@ -107,9 +107,13 @@ fn abstraction_covers<F: Watches<P>, P: Protocol>(
             let mut want = model.step(&from, action.clone()).expect("enabled");
             model.quotient_without_renaming(&mut want);
             let got = model.successors_without_renaming(&abstracted, &action);
-            // Delivering a dead message (dropped from the abstract state) changes nothing.
+            // Delivering a dead message (dropped from the abstract state) changes nothing:
+            // the abstract execution matches it by standing still. The abstract state may
+            // still deliver the live message queued behind it on the same link, so `got`
+            // need not be empty.
+            let stutter = matches!(action, Step::Deliver { .. }) && want == abstracted;
             prop_assert!(
-                got.contains(&want) || (got.is_empty() && want == abstracted),
+                got.contains(&want) || stutter,
                 "{:?} from a state the abstraction stands for is not covered",
                 action
             );
@@ -339,4 +343,26 @@ fn sleep_sets_with_the_abstraction_keep_every_verdict() {
         reduced * 10 < full * 8,
         "{reduced} transitions with sleep sets, {full} without"
     );
+}
+
+/// A case proptest found (CI, 2026-12-07): at 2 → 1, a LinkInfo over a link that is down
+/// for good sits ahead of a token. The abstraction drops the dead LinkInfo, so the real
+/// delivery of it is a step the abstract execution matches by standing still, while the
+/// abstract state's own delivery at 2 → 1 hands over the token.
+#[test]
+fn a_dead_message_ahead_of_a_live_one_is_matched_by_standing_still() {
+    let choices = [
+        33788u16, 8210, 8550, 8263, 10698, 2639, 24095, 34422, 0, 0, 0, 0, 869, 45278, 21050,
+        51699, 40836, 7880, 57556, 9441, 14452, 2912, 24974, 17541, 2452, 35594, 10085, 60880,
+        32271, 38634, 53713, 41760, 43934, 65328, 34509, 28475, 2282, 41989, 20712, 30894, 44715,
+        21847, 46998, 53399, 24126, 19357, 49018, 33269, 34629, 61912, 5267, 39055, 28586, 7303,
+        557, 52585, 21170, 25730, 65061, 26305,
+    ];
+    let config = KrlConfig {
+        k: 2,
+        forwarding: true,
+    };
+    let s = setup(graph(23), 2, 3);
+    abstraction_covers::<MutualExclusion, Krl>(config, &s, &choices, &[0, 18, 6, 9])
+        .expect("covered");
 }

@@ -46,6 +46,7 @@ pub static BUILTIN: &[AlgorithmDef] = &[
         "le-malpani",
         "Leader election by link reversal (Malpani, Welch, Vaidya 2000): the slides' rules A-E",
     )
+    .legend("MWV")
     .caveat(
         "follows the published rules A–E, which have known counterexamples when the network \
          partitions and merges (a stale Update revives a lost leader; rule E can strand a \
@@ -54,31 +55,41 @@ pub static BUILTIN: &[AlgorithmDef] = &[
     leader_election::<LeTora5>(
         "le-tora5",
         "le-malpani plus TORA's fifth case: a sink below another node's reflected level starts a new reference level",
-    ),
+    )
+    .legend("MWV + TORA case 5"),
     leader_election::<LeIngram>(
         "le-ingram",
         "Leader election for dynamic networks (Ingram, Shields, Walter, Welch 2009; causal clocks 2013)",
-    ),
+    )
+    .legend("Ingram et al.")
+    .value_words(&[("clock", "perfect", "perfect clocks"), ("clock", "causal", "causal clocks")]),
     mutual_exclusion::<Rl>(
         "me-rl",
         "Token mutual exclusion by link reversal (Walter, Welch, Vaidya 2001: RL)",
-    ),
+    )
+    .legend("RL"),
     mutual_exclusion::<Krl>(
         "me-krl",
         "k-mutual exclusion by link reversal: RL with k tokens (after Walter, Cao, Mohanty 2001; reconstructed, see its docs)",
-    ),
+    )
+    .legend("k-RL")
+    .value_words(&[("forwarding", "on", "forwarding"), ("forwarding", "off", "no forwarding")]),
     mutual_exclusion::<Raymond>(
         "me-raymond",
         "Raymond's tree token algorithm (1989), the baseline, over a routing layer: free (oracle) or paid for (discovery)",
-    ),
+    )
+    .legend("Raymond")
+    .value_words(&[("routing", "oracle", "oracle routing"), ("routing", "discovery", "route discovery")]),
     route::<GbFull>(
         "gb-full",
         "Routes to one destination by full link reversal (Gafni, Bertsekas 1981): a sink reverses all its links",
-    ),
+    )
+    .legend("Full reversal"),
     route::<GbPartial>(
         "gb-partial",
         "Routes to one destination by partial link reversal (Gafni, Bertsekas 1981): a sink reverses the links of neighbours that have not reversed since it last did",
-    ),
+    )
+    .legend("Partial reversal"),
 ];
 
 /// How a family runs one algorithm: parameters, timeline and run configuration in,
@@ -99,6 +110,11 @@ pub struct AlgorithmDef {
     /// A known flaw, said next to the algorithm's incidents in reports (a published
     /// algorithm keeps its published rules, flaws included).
     pub caveat: Option<&'static str>,
+    /// What figure legends call it, as a paper would ("RL"); the name when not set.
+    pub legend: &'static str,
+    /// How legends say a parameter's value, as `(parameter, value, words)`: `("routing",
+    /// "discovery", "route discovery")`. A value without words reads `k = 2`.
+    pub value_words: &'static [(&'static str, &'static str, &'static str)],
     /// The kinds of message it sends ([`crate::protocol::Message::KINDS`]).
     pub message_kinds: &'static [&'static str],
     runner: Runner,
@@ -195,6 +211,23 @@ impl AlgorithmDef {
         (self.steps_checker)(params, nodes, links, steps)
     }
 
+    /// The entry with the name legends give it (module docs of [`crate::report`]).
+    pub const fn legend(self, legend: &'static str) -> Self {
+        Self { legend, ..self }
+    }
+
+    /// The entry with words for some parameter values in legends (`(parameter, value,
+    /// words)`).
+    pub const fn value_words(
+        self,
+        value_words: &'static [(&'static str, &'static str, &'static str)],
+    ) -> Self {
+        Self {
+            value_words,
+            ..self
+        }
+    }
+
     /// The entry with a caveat.
     pub const fn caveat(self, caveat: &'static str) -> Self {
         Self {
@@ -222,6 +255,8 @@ pub const fn algorithm<F: Watches<P>, P: Protocol + ReplayView>(
         family: F::FAMILY,
         params: <P::Config as ProtocolConfig>::PARAMS,
         caveat: None,
+        legend: name,
+        value_words: &[],
         message_kinds: <P::Msg as crate::protocol::Message>::KINDS,
         runner,
         checker,
@@ -479,6 +514,21 @@ impl Algorithm {
     /// The family.
     pub fn family(self) -> Family {
         self.def().family
+    }
+
+    /// What figure legends call it ("RL").
+    pub fn legend(self) -> &'static str {
+        self.def().legend
+    }
+
+    /// How a legend says `param = value`: the registered words ("route discovery"), or
+    /// `param = value`.
+    pub fn value_legend(self, param: &str, value: &str) -> String {
+        self.def()
+            .value_words
+            .iter()
+            .find(|(p, v, _)| *p == param && *v == value)
+            .map_or_else(|| format!("{param} = {value}"), |(_, _, w)| w.to_string())
     }
 
     /// A known flaw of the algorithm as registered, if any.

@@ -416,7 +416,7 @@ fn banded_series_have_no_whiskers() {
 fn series_keep_their_style_index() {
     let mut c = chart();
     c.series.truncate(1);
-    c.styles = vec![2];
+    c.looks = vec![linkrev::plot::Look::nth(2)];
     let svg = render_svg(&c).unwrap();
     // Style 2 is the third palette colour (bluish green) and square markers.
     assert!(svg.contains("#009E73") && !svg.contains("#E69F00"));

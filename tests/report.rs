@@ -143,7 +143,7 @@ fn figure_spec_errors_name_file_line_and_field() {
         ),
         (
             "[[figure]]\nname = \"a\"\nx = \"r\"\ny = \"w\"\n\n[[figure]]\nname = \"a\"\nx = \"r\"\ny = \"w\"\n",
-            "figs.toml:6: figure.name: `a` is used twice (first at line 1)",
+            "figs.toml:7: figure.name: `a` is used twice (first at line 1)",
         ),
         (
             "[[figure]]\nname = \"a\"\nkind = \"bar\"\nx = \"r\"\ny = \"w\"\n",
@@ -243,18 +243,31 @@ fn line_figure_plots_hand_computed_means_and_intervals() {
     }
     let mut checked = 0;
     for (panel, speed) in fig.panels.iter().zip(["2", "10"]) {
-        assert!(panel.chart.title.contains(&format!("speed_max = {speed}")));
+        assert!(
+            panel
+                .chart
+                .title
+                .contains(&format!("(max. speed {speed} m/s)")),
+            "{}",
+            panel.chart.title
+        );
         let labels: Vec<&str> = panel
             .chart
             .series
             .iter()
             .map(|s| s.label.as_str())
             .collect();
-        assert_eq!(labels, ["me-raymond", "me-rl"]);
+        // Legends say the papers' names, not the registry's.
+        assert_eq!(labels, ["Raymond", "RL"]);
         for s in &panel.chart.series {
             assert_eq!(s.points.len(), 2, "{}", s.label);
             for p in &s.points {
-                let v = &groups[&(speed.to_string(), s.label.clone(), format!("{}", p.x))];
+                let algorithm = if s.label == "RL" {
+                    "me-rl"
+                } else {
+                    "me-raymond"
+                };
+                let v = &groups[&(speed.to_string(), algorithm.to_string(), format!("{}", p.x))];
                 let (mean, half) = mean_ci3(v);
                 assert!(close(p.y, mean), "{} {}: {} vs {mean}", s.label, p.x, p.y);
                 assert!((p.low.unwrap() - (mean - half)).abs() < 1e-6 * (1.0 + half));
@@ -319,7 +332,11 @@ fn paired_figure_matches_per_replication_differences() {
         1.0
     };
     for s in &panel.chart.series {
-        let speed = s.label.strip_prefix("speed_max=").unwrap();
+        let speed = s
+            .label
+            .strip_prefix("max. speed ")
+            .and_then(|l| l.strip_suffix(" m/s"))
+            .unwrap();
         for p in &s.points {
             let d: Vec<f64> = by_pair
                 .iter()
@@ -353,9 +370,14 @@ fn ecdf_figure_counts_unfinished_requests_in_the_denominator() {
     );
     let mut unfinished = 0;
     for s in &panel.chart.series {
+        let algorithm = match s.label.as_str() {
+            "RL" => "me-rl",
+            "Raymond" => "me-raymond",
+            other => panic!("unexpected series {other}"),
+        };
         let rows: Vec<Option<f64>> = (0..requests.height())
             .filter(|&i| {
-                alg[i].as_deref() == Some(s.label.as_str())
+                alg[i].as_deref() == Some(algorithm)
                     && speed[i] == Some(10.0)
                     && rate[i] == Some(2.0)
             })
@@ -405,7 +427,7 @@ fn figures_refuse_typos_pooling_and_absent_values() {
          filter = {{ algorithm = \"me-rl\" }}\n"
     ));
     assert!(
-        e1.contains("figs.toml:1: figure.y: no column `wait_men`"),
+        e1.contains("figs.toml:4: figure.y: no column `wait_men`"),
         "{e1}"
     );
     assert!(e1.contains("did you mean `wait_mean`?"), "{e1}");
@@ -594,7 +616,7 @@ fn report_errors_exit_2_and_leave_no_output() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
         stderr.contains(&format!(
-            "{}:16: figure.y: no column `conv_time`",
+            "{}:19: figure.y: no column `conv_time`",
             bad.display()
         )),
         "{stderr}"
@@ -797,10 +819,10 @@ fn a_partial_sweep_is_reported_with_its_run_count() {
          filter = { algorithm = [\"me-rl\", \"me-raymond\"] }\n",
     );
     let fig = figures::build(&faceted, &e).unwrap();
-    let mut style_of: BTreeMap<String, usize> = BTreeMap::new();
+    let mut style_of: BTreeMap<String, linkrev::plot::Look> = BTreeMap::new();
     for panel in &fig.panels {
         for (i, s) in panel.chart.series.iter().enumerate() {
-            let style = panel.chart.style(i);
+            let style = panel.chart.look(i);
             assert_eq!(
                 *style_of.entry(s.label.clone()).or_insert(style),
                 style,
@@ -1040,13 +1062,19 @@ fn a_breakdown_of_messages_by_kind_adds_up_to_messages_per_cs_entry() {
             .nth(1)
             .map_or(0, |names| names.matches("per CS entry").count());
         assert_eq!(panel.chart.series.len() + left_out, 5, "{}", panel.stem);
-        let name = panel
-            .chart
-            .title
-            .split("variant = ")
-            .nth(1)
+        // The panel's title names its variant in the legend's words.
+        let legend = linkrev::report::legend::Legend::default();
+        let name = variant
+            .iter()
+            .flatten()
+            .find(|v| {
+                panel
+                    .chart
+                    .title
+                    .ends_with(&format!("({})", legend.label(v)))
+            })
             .unwrap()
-            .trim_end_matches(')');
+            .as_str();
         for x in [0.1, 1.0] {
             let parts: f64 = panel
                 .chart
@@ -1168,7 +1196,7 @@ fn paired_captions_count_holm_adjusted_differences() {
         if p[k].1 { below += 1 } else { above += 1 }
     }
     let words = format!(
-        "Over the figure's {} points, me-rl is below me-raymond at {below} and above at {above}",
+        "Over the figure's {} points, RL is below Raymond at {below} and above at {above}",
         p.len()
     );
     assert!(
@@ -1209,4 +1237,246 @@ fn intervals_from_too_few_runs_are_marked_rough() {
             panel.note
         );
     }
+}
+
+/// The series' labels, in drawing order, of every panel of `fig`.
+fn legend_labels(fig: &figures::Figure) -> Vec<Vec<String>> {
+    fig.panels
+        .iter()
+        .map(|p| p.chart.series.iter().map(|s| s.label.clone()).collect())
+        .collect()
+}
+
+#[test]
+fn legends_say_paper_names_and_take_the_authors_labels_and_styles() {
+    let e = variants_experiment();
+    let plain = figure(
+        "[[figure]]\nname = \"w\"\nx = \"rate\"\ny = \"wait_rmean\"\nseries = \"variant\"\n",
+    );
+    let fig = figures::build(&plain, &e).unwrap();
+    let mut labels = legend_labels(&fig).remove(0);
+    labels.sort();
+    assert_eq!(
+        labels,
+        [
+            "Raymond (oracle routing)",
+            "Raymond (route discovery)",
+            "k-RL (k = 1)",
+            "k-RL (k = 2)"
+        ]
+    );
+
+    let chosen = figure(
+        "[labels]\n\"me-krl k=2\" = \"file label\"\n\
+         [styles]\n\"me-krl k=1\" = { marker = \"cross\" }\n\
+         [[figure]]\nname = \"w\"\nx = \"rate\"\ny = \"wait_rmean\"\nseries = \"variant\"\n\
+         labels = { \"me-krl k=2\" = \"two tokens\", \"me-raymond routing=oracle\" = \"Raymond\" }\n\
+         styles = { \"me-raymond routing=discovery\" = { color = \"#000000\", marker = \"hollow-square\", line = \"dashed\" } }\n",
+    );
+    let fig = figures::build(&chosen, &e).unwrap();
+    let chart = &fig.panels[0].chart;
+    let look_of = |label: &str| {
+        let i = chart.series.iter().position(|s| s.label == label).unwrap();
+        chart.look(i)
+    };
+    // The figure's own entry wins over the file's.
+    assert!(chart.series.iter().any(|s| s.label == "two tokens"));
+    assert!(chart.series.iter().all(|s| s.label != "file label"));
+    let discovery = look_of("Raymond (route discovery)");
+    assert_eq!(discovery.color, (0, 0, 0));
+    assert_eq!(discovery.marker, linkrev::plot::MarkerShape::HollowSquare);
+    assert_eq!(discovery.dash, linkrev::plot::Dash::Dashed);
+    assert_eq!(
+        look_of("k-RL (k = 1)").marker,
+        linkrev::plot::MarkerShape::Cross
+    );
+    // Every output of the panel says the label and draws the look.
+    let svg = linkrev::plot::render_svg(chart).unwrap();
+    assert!(svg.contains("two tokens") && svg.contains("Raymond (route discovery)"));
+    let tex = linkrev::plot::pgfplots_tex(chart);
+    assert!(tex.contains("\\addlegendentry{two tokens}"), "{tex}");
+    assert!(tex.contains("red,0;green,0;blue,0"), "{tex}");
+
+    // Two series the legend would call alike are refused: they could not be told apart.
+    let clash = figure(
+        "[[figure]]\nname = \"w\"\nx = \"rate\"\ny = \"wait_rmean\"\nseries = \"variant\"\n\n\
+         labels = { \"me-krl k=1\" = \"k-RL\", \"me-krl k=2\" = \"k-RL\" }\n",
+    );
+    let err = figures::build(&clash, &e).err().unwrap().to_string();
+    assert!(err.contains("both be labelled \"k-RL\""), "{err}");
+    assert!(
+        err.contains("figs.toml:7"),
+        "at the line of `labels`: {err}"
+    );
+}
+
+#[test]
+fn a_label_entry_that_names_no_series_is_refused_with_what_it_could_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let e = variants_experiment();
+    let figs = write_figures(
+        tmp.path(),
+        "[[figure]]\nname = \"w\"\nx = \"rate\"\ny = \"wait_rmean\"\nseries = \"variant\"\n\
+         labels = { \"me-rl\" = \"RL\" }\n",
+    );
+    let out = tmp.path().join("report");
+    let run = linkrev(&[
+        "report",
+        e.dir.to_str().unwrap(),
+        "--figures",
+        figs.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("figures.toml:6"), "{stderr}");
+    assert!(stderr.contains("\"me-rl\" names no series"), "{stderr}");
+    assert!(
+        stderr.contains("\"me-krl k=1\""),
+        "names what it could name: {stderr}"
+    );
+    assert!(!out.exists(), "nothing written");
+
+    // The same through `--labels`, the report-wide table.
+    let labels = tmp.path().join("labels.toml");
+    std::fs::write(
+        &labels,
+        "[labels]\n\"me-krl k=1\" = \"one token\"\n\"me-r1\" = \"typo\"\n",
+    )
+    .unwrap();
+    let run = linkrev(&[
+        "report",
+        e.dir.to_str().unwrap(),
+        "--labels",
+        labels.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("\"me-r1\" names no series of any figure"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_filter_on_a_parameter_some_algorithms_lack_keeps_them_and_says_so() {
+    let e = variants_experiment();
+    let spec = figure(
+        "[[figure]]\nname = \"w\"\nx = \"rate\"\ny = \"wait_rmean\"\nseries = \"variant\"\n\
+         filter = { routing = \"oracle\" }\n",
+    );
+    let fig = figures::build(&spec, &e).unwrap();
+    let mut labels = legend_labels(&fig).remove(0);
+    labels.sort();
+    // Raymond's discovery runs go; k-RL, which has no routing, stays whole.
+    assert_eq!(
+        labels,
+        ["Raymond (oracle routing)", "k-RL (k = 1)", "k-RL (k = 2)"]
+    );
+    let note = &fig.panels[0].note;
+    assert!(
+        note.contains("The filter routing = oracle applies to the algorithms with that parameter; k-RL (me-krl), which has no `routing`, is kept whole."),
+        "{note}"
+    );
+    // Every k-RL run is behind the figure: 2 rates × 3 replications per k.
+    let n: u64 = fig.panels[0]
+        .table
+        .column("n")
+        .unwrap()
+        .u64()
+        .unwrap()
+        .sum()
+        .unwrap_or(0);
+    assert_eq!(
+        n,
+        3 * 2 * 3,
+        "k=1, k=2 and Raymond (oracle), 2 rates, 3 runs each"
+    );
+}
+
+/// The first field of a CSV line, unquoted.
+fn first_csv_field(line: &str) -> String {
+    match line.strip_prefix('"') {
+        Some(rest) => {
+            let end = rest.find("\",").expect("a closing quote");
+            rest[..end].replace("\"\"", "\"")
+        }
+        None => line.split(',').next().unwrap_or("").to_string(),
+    }
+}
+
+#[test]
+fn a_report_of_the_demo_with_a_label_map_names_no_algorithm_by_its_registry_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (report, results) = (tmp.path().join("report"), tmp.path().join("results"));
+    let run = linkrev(&[
+        "demo",
+        "--quick",
+        "--out",
+        report.to_str().unwrap(),
+        "--results",
+        results.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let labels = tmp.path().join("labels.toml");
+    std::fs::write(
+        &labels,
+        "[labels]\n\"me-rl\" = \"RL (ours)\"\n\"me-raymond routing=discovery\" = \"Raymond + discovery\"\n",
+    )
+    .unwrap();
+    let mut dirs: Vec<String> = std::fs::read_dir(&results)
+        .unwrap()
+        .map(|d| d.unwrap().path().display().to_string())
+        .collect();
+    dirs.sort();
+    let mapped = tmp.path().join("mapped");
+    let mut args = vec!["report".to_string()];
+    args.extend(dirs);
+    args.extend([
+        "--labels".into(),
+        labels.display().to_string(),
+        "--out".into(),
+        mapped.display().to_string(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = linkrev(&args);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let names = linkrev::registry::Algorithm::names();
+    let mut legends = 0;
+    let mut saw_mapped = false;
+    for dir in [&report, &mapped] {
+        for entry in std::fs::read_dir(dir.join("figures")).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let series: Vec<String> = match path.extension().and_then(|e| e.to_str()) {
+                // The plotted points' CSV: its first column is the legend label.
+                Some("csv") => text.lines().skip(1).map(first_csv_field).collect(),
+                Some("tex") => text
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("\\addlegendentry{"))
+                    .map(str::to_string)
+                    .collect(),
+                _ => continue,
+            };
+            for label in series {
+                legends += 1;
+                saw_mapped |= label.contains("RL (ours)");
+                for name in &names {
+                    assert!(!label.contains(name), "{}: {label}", path.display());
+                }
+            }
+        }
+    }
+    assert!(legends > 100 && saw_mapped, "{legends} legend entries read");
 }

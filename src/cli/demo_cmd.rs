@@ -149,6 +149,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
             text: FIGURES.1,
             name: FIGURES.0,
         },
+        None,
         &args.out,
     )?;
     eprintln!(

@@ -1,4 +1,4 @@
-//! `linkrev report RESULTS_DIR... [--figures SPEC] --out reports/NAME`.
+//! `linkrev report RESULTS_DIR... [--figures SPEC] [--labels FILE] --out reports/NAME`.
 
 use super::Outcome;
 use crate::report::{self, FigureSource};
@@ -14,6 +14,11 @@ pub struct ReportArgs {
     /// Without it: every main metric against every numeric sweep axis.
     #[arg(long)]
     pub figures: Option<PathBuf>,
+    /// Series labels and styles for every figure of the report (TOML: `[labels]` and
+    /// `[styles]` tables, keyed as in a figure spec), e.g. `"me-rl" = "RL (ours)"`. A
+    /// figure spec file's own tables, and each figure's, win over it.
+    #[arg(long)]
+    pub labels: Option<PathBuf>,
     /// Report directory (default: reports/<first experiment>). A previous report there
     /// is replaced while it holds only what linkrev wrote (its `.linkrev-manifest`);
     /// any other non-empty directory is refused.
@@ -34,7 +39,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
         Some(path) => FigureSource::File(path),
         None => FigureSource::Defaults,
     };
-    let summary = report::write_report(&args.dirs, source, &out)?;
+    let summary = report::write_report(&args.dirs, source, args.labels.as_deref(), &out)?;
     eprintln!(
         "{} figures ({} panels) from {} runs; {} safety violations",
         summary.figures, summary.panels, summary.runs, summary.safety_violations

@@ -19,7 +19,7 @@ use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 use plotters_backend::{BackendCoord, DrawingErrorKind};
 
-use super::{IntervalStyle, LineChart, LineKind, Point};
+use super::{IntervalStyle, LineChart, LineKind, MarkerShape as Marker, Point};
 
 /// Okabe & Ito (2008) colour-blind-safe palette. Their yellow is moved last but one:
 /// thin yellow lines nearly vanish on white, so it is used only from the seventh series.
@@ -36,18 +36,7 @@ pub const PALETTE: [RGBColor; 8] = [
 
 /// Marker shapes, cycled per series independently of colour (7 shapes against 8
 /// colours), so no two of the first 56 series look alike even in greyscale.
-#[derive(Debug, Clone, Copy)]
-enum Marker {
-    Circle,
-    Triangle,
-    Square,
-    Cross,
-    HollowCircle,
-    HollowTriangle,
-    HollowSquare,
-}
-
-const MARKERS: [Marker; 7] = [
+pub(crate) const MARKERS: [Marker; 7] = [
     Marker::Circle,
     Marker::Triangle,
     Marker::Square,
@@ -56,6 +45,10 @@ const MARKERS: [Marker; 7] = [
     Marker::HollowTriangle,
     Marker::HollowSquare,
 ];
+
+fn rgb((r, g, b): super::Rgb) -> RGBColor {
+    RGBColor(r, g, b)
+}
 
 static FONTS: Once = Once::new();
 
@@ -375,6 +368,8 @@ struct Glyph<C> {
     /// Half-length of a line drawn through the marker (legend entries show the line
     /// style with the marker); 0 for none.
     line: i32,
+    /// That line's dashes (on, off) in pixels; `None`: solid.
+    dash: Option<(i32, i32)>,
 }
 
 impl<'a, C> PointCollection<'a, C> for &'a Glyph<C> {
@@ -399,7 +394,17 @@ impl<C, DB: DrawingBackend> Drawable<DB> for Glyph<C> {
         let filled = self.color.filled();
         let hollow = self.color.stroke_width(self.stroke);
         if self.line > 0 {
-            backend.draw_line((x - self.line, y), (x + self.line, y), &hollow)?;
+            match self.dash {
+                None => backend.draw_line((x - self.line, y), (x + self.line, y), &hollow)?,
+                Some((on, off)) => {
+                    let mut from = x - self.line;
+                    while from < x + self.line {
+                        let to = (from + on).min(x + self.line);
+                        backend.draw_line((from, y), (to, y), &hollow)?;
+                        from = to + off;
+                    }
+                }
+            }
         }
         // Triangles get one extra pixel so their area matches the circle's visually.
         let t = s + 1;
@@ -665,7 +670,7 @@ where
         .collect();
     if chart.intervals == IntervalStyle::Band {
         for (i, points) in series.iter().enumerate() {
-            let color = PALETTE[chart.style(i) % PALETTE.len()];
+            let color = rgb(chart.look(i).color);
             let bounded = |p: &Point| p.low.is_some() && p.high.is_some();
             let mut start = 0;
             while start < points.len() {
@@ -698,9 +703,13 @@ where
         }
     }
     for (i, (s, points)) in chart.series.iter().zip(series).enumerate() {
-        let style = chart.style(i);
-        let color = PALETTE[style % PALETTE.len()];
-        let kind = MARKERS[style % MARKERS.len()];
+        let look = chart.look(i);
+        let color = rgb(look.color);
+        let kind = look.marker;
+        let dash = look
+            .dash
+            .pattern()
+            .map(|(on, off)| (px(on, scale).max(1) as i32, px(off, scale).max(1) as i32));
         ctx.draw_series(
             points
                 .iter()
@@ -709,10 +718,22 @@ where
                 .filter_map(|(p, _)| whisker(p, color)),
         )
         .map_err(|e| err(&e))?;
-        ctx.draw_series(LineSeries::new(
-            line_path(chart.kind, points),
-            color.stroke_width(stroke),
-        ))
+        match dash {
+            None => ctx
+                .draw_series(LineSeries::new(
+                    line_path(chart.kind, points),
+                    color.stroke_width(stroke),
+                ))
+                .map(|_| ()),
+            Some((on, off)) => ctx
+                .draw_series(DashedLineSeries::new(
+                    line_path(chart.kind, points),
+                    on,
+                    off,
+                    color.stroke_width(stroke),
+                ))
+                .map(|_| ()),
+        }
         .map_err(|e| err(&e))?;
         let marked = marker_indices(chart.kind, points.len(), i);
         ctx.draw_series(marked.iter().map(|&j| &points[j]).map(|p| Glyph {
@@ -722,6 +743,7 @@ where
             color,
             stroke,
             line: 0,
+            dash: None,
         }))
         .map_err(|e| err(&e))?
         .label(s.label.as_str())
@@ -732,6 +754,7 @@ where
             color,
             stroke,
             line: size * 2,
+            dash,
         });
     }
     if !chart.series.is_empty() {
@@ -869,10 +892,11 @@ pub fn pgfplots_tex(chart: &LineChart) -> String {
         LineKind::Steps => "const plot, mark repeat=50",
     };
     for (i, s) in chart.series.iter().enumerate() {
-        // The figure's own colour and marker, so the LaTeX version matches the report.
-        let style = chart.style(i);
-        let RGBColor(r, g, b) = PALETTE[style % PALETTE.len()];
-        let mark = match MARKERS[style % MARKERS.len()] {
+        // The figure's own colour, marker and line, so the LaTeX version matches the
+        // report.
+        let look = chart.look(i);
+        let (r, g, b) = look.color;
+        let mark = match look.marker {
             Marker::Circle => "*",
             Marker::Triangle => "triangle*",
             Marker::Square => "square*",

@@ -8,7 +8,126 @@
 
 pub mod line;
 
+use plotters::style::RGBColor;
+
 pub use line::{PALETTE, pgfplots_tex, points_csv, render_png, render_svg};
+
+/// A colour as red, green and blue bytes.
+pub type Rgb = (u8, u8, u8);
+
+/// A marker's shape. Filled shapes are filled with the series' colour; hollow ones are
+/// drawn in it on white.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkerShape {
+    /// A filled circle.
+    Circle,
+    /// A filled triangle, point up.
+    Triangle,
+    /// A filled square.
+    Square,
+    /// A cross (×).
+    Cross,
+    /// An open circle.
+    HollowCircle,
+    /// An open triangle.
+    HollowTriangle,
+    /// An open square.
+    HollowSquare,
+}
+
+impl MarkerShape {
+    /// Every shape with the name figure specs give it.
+    pub const NAMED: [(&'static str, MarkerShape); 7] = [
+        ("circle", MarkerShape::Circle),
+        ("triangle", MarkerShape::Triangle),
+        ("square", MarkerShape::Square),
+        ("cross", MarkerShape::Cross),
+        ("hollow-circle", MarkerShape::HollowCircle),
+        ("hollow-triangle", MarkerShape::HollowTriangle),
+        ("hollow-square", MarkerShape::HollowSquare),
+    ];
+
+    /// The shape named `name` in a figure spec.
+    pub fn from_name(name: &str) -> Option<MarkerShape> {
+        Self::NAMED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, m)| *m)
+    }
+
+    /// The open version of the shape (a cross stays a cross).
+    pub fn hollow(self) -> MarkerShape {
+        match self {
+            MarkerShape::Circle => MarkerShape::HollowCircle,
+            MarkerShape::Triangle => MarkerShape::HollowTriangle,
+            MarkerShape::Square => MarkerShape::HollowSquare,
+            other => other,
+        }
+    }
+}
+
+/// A series' line pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dash {
+    /// Unbroken.
+    #[default]
+    Solid,
+    /// Dashes of 4 px (2.88 pt) with gaps as long.
+    Dashed,
+    /// Dots: 1.5 px on, 3 px off.
+    Dotted,
+}
+
+impl Dash {
+    /// Every pattern with the name figure specs give it.
+    pub const NAMED: [(&'static str, Dash); 3] = [
+        ("solid", Dash::Solid),
+        ("dashed", Dash::Dashed),
+        ("dotted", Dash::Dotted),
+    ];
+
+    /// The pattern named `name` in a figure spec.
+    pub fn from_name(name: &str) -> Option<Dash> {
+        Self::NAMED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, d)| *d)
+    }
+
+    /// Length on and off in SVG pixels (100 per inch); `None` for a solid line.
+    pub fn pattern(self) -> Option<(f64, f64)> {
+        match self {
+            Dash::Solid => None,
+            Dash::Dashed => Some((4.0, 4.0)),
+            Dash::Dotted => Some((1.5, 3.0)),
+        }
+    }
+}
+
+/// How one series is drawn. Panels of one figure give a series the same look, so it
+/// reads the same in every panel even where another panel lacks some series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Look {
+    /// Line, marker and interval colour.
+    pub color: Rgb,
+    /// Marker shape.
+    pub marker: MarkerShape,
+    /// Line pattern.
+    pub dash: Dash,
+}
+
+impl Look {
+    /// The default look of the `index`-th series: the palette's colours and the marker
+    /// shapes cycled independently (8 colours against 7 shapes), solid lines.
+    pub fn nth(index: usize) -> Look {
+        let RGBColor(r, g, b) = PALETTE[index % PALETTE.len()];
+        Look {
+            color: (r, g, b),
+            marker: line::MARKERS[index % line::MARKERS.len()],
+            dash: Dash::Solid,
+        }
+    }
+}
 
 /// One point of a line: `y` at `x`, with an optional confidence interval `[low, high]`
 /// drawn as an error bar.
@@ -124,15 +243,14 @@ pub struct LineChart {
     /// A horizontal reference line (e.g. y = 0 under paired differences, where "no
     /// difference" must be visible); the y axis is widened to include it.
     pub reference_y: Option<f64>,
-    /// Style (colour and marker) index of each series; empty: by position. Panels of
-    /// one figure share it, so a series keeps its look in every panel even when another
-    /// panel lacks some series.
-    pub styles: Vec<usize>,
+    /// The look of each series; a series without one takes [`Look::nth`] of its
+    /// position.
+    pub looks: Vec<Look>,
 }
 
 impl LineChart {
-    /// The style index of series `i`.
-    pub fn style(&self, i: usize) -> usize {
-        self.styles.get(i).copied().unwrap_or(i)
+    /// How series `i` is drawn.
+    pub fn look(&self, i: usize) -> Look {
+        self.looks.get(i).copied().unwrap_or_else(|| Look::nth(i))
     }
 }

@@ -42,7 +42,9 @@
 //!   [`super::figures`]) before anything is written: a spec is only meaningful with the
 //!   tables it is applied to.
 
+use super::legend::{Legend, LookChoice, parse_color};
 use crate::input::{InputError, Location};
+use crate::plot::{Dash, MarkerShape};
 use crate::plot::{FigureSize, IntervalStyle};
 use crate::stats::IntervalMethod;
 use serde::Deserialize;
@@ -163,17 +165,30 @@ pub struct FigureSpec {
     pub y_label: Option<String>,
     /// Width class the figure is drawn for (one column unless given).
     pub size: FigureSize,
+    /// Series labels and looks: the file's entries with the figure's own over them.
+    pub legend: Legend,
+    /// The figure's own `labels` and `styles` entries (each must name a series of it).
+    pub own_legend: Legend,
+    /// The file's top-level entries (each must name a series of some figure).
+    pub file_legend: Legend,
     /// Where the figure is defined (file and line), for errors found later.
     pub origin: Location,
+    /// The line of each key of the figure's table, so that an error found later points
+    /// at the key rather than at the `[[figure]]` line.
+    pub key_lines: BTreeMap<String, usize>,
 }
 
 impl FigureSpec {
-    /// An error about `field` of this figure.
+    /// An error about `field` of this figure, at the line of its key (`filter.routing`
+    /// at the line of `filter`), or of the `[[figure]]` table when the key is not
+    /// written.
     pub fn error(&self, field: &str, message: impl Into<String>) -> InputError {
-        InputError::new(
-            self.origin.clone().with_field(format!("figure.{field}")),
-            message,
-        )
+        let key = field.split('.').next().unwrap_or(field);
+        let mut at = self.origin.clone();
+        if let Some(&line) = self.key_lines.get(key) {
+            at.line = Some(line);
+        }
+        InputError::new(at.with_field(format!("figure.{field}")), message)
     }
 }
 
@@ -182,6 +197,21 @@ impl FigureSpec {
 struct RawFile {
     #[serde(default)]
     figure: Vec<Spanned<RawFigure>>,
+    /// Labels for every figure of the file ([`super::legend`]).
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+    /// Looks for every figure of the file.
+    #[serde(default)]
+    styles: BTreeMap<String, RawLook>,
+}
+
+/// A `styles` entry: `{ color = "#0072B2", marker = "square", line = "dashed" }`.
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct RawLook {
+    color: Option<String>,
+    marker: Option<String>,
+    line: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -242,6 +272,10 @@ struct RawFigure {
     size: Option<RawSize>,
     a: Option<String>,
     b: Option<String>,
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+    #[serde(default)]
+    styles: BTreeMap<String, RawLook>,
 }
 
 /// One documented key of a `[[figure]]` table, for the reference page.
@@ -420,11 +454,64 @@ pub const FIGURE_KEYS: &[FigureKey] = &[
         kinds: "paired",
         doc: "The term subtracted, `y(b)`.",
     },
+    FigureKey {
+        key: "labels",
+        values: "a table: series key or key part → legend text",
+        default: "paper names: `RL`, `Raymond (route discovery)`, `max. speed 2 m/s`",
+        kinds: "all",
+        doc: "What the legend calls each series. A key is written as results name things: \
+              `\"me-rl\"`, `\"me-raymond routing=discovery\"`, `\"speed_max=2.0\"`, a \
+              paired series `\"me-rl − me-raymond\"`, several series columns joined \
+              by `, `; an entry for a whole key wins over entries for its parts. A \
+              top-level `[labels]` table applies to every figure of the file. An entry \
+              that names no series is an error.",
+    },
+    FigureKey {
+        key: "styles",
+        values: "a table: series key or key part → `{ color = \"#RRGGBB\", marker = \
+                 \"square\", line = \"dashed\" }`",
+        default: "the palette's colours and markers in turn, solid lines",
+        kinds: "all",
+        doc: "How each series is drawn, keyed like `labels` (the whole key's entry first, \
+              then its parts'). Markers: circle, triangle, square, cross, hollow-circle, \
+              hollow-triangle, hollow-square; lines: solid, dashed, dotted. A top-level \
+              `[styles]` table applies to every figure of the file.",
+    },
 ];
 
 /// Reads and checks a figure spec file.
 pub fn load(path: &Path) -> Result<Vec<FigureSpec>, InputError> {
     parse(&read(path)?, &path.display().to_string())
+}
+
+/// Reads a labels file (`linkrev report --labels`): top-level `[labels]` and `[styles]`
+/// tables, as in a figure spec file, and nothing else.
+pub fn load_legend(path: &Path) -> Result<Legend, InputError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError::file(path, format!("cannot read the labels file: {e}")))?;
+    let file = path.display().to_string();
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RawLegend {
+        #[serde(default)]
+        labels: BTreeMap<String, String>,
+        #[serde(default)]
+        styles: BTreeMap<String, RawLook>,
+    }
+    let raw: RawLegend = toml::from_str(&text).map_err(|e| {
+        let at = match e.span() {
+            Some(span) => Location::line(file.as_str(), line_of(&text, span.start)),
+            None => Location::file(file.as_str()),
+        };
+        InputError::new(at, e.message().trim().to_string())
+    })?;
+    let lines = key_lines(&text, 1, text.lines().count().max(1));
+    legend(raw.labels, raw.styles, &|field| {
+        let key = field.split('.').next().unwrap_or(field);
+        let mut at = Location::file(file.as_str());
+        at.line = lines.get(key).copied();
+        at.with_field(field.to_string())
+    })
 }
 
 /// The text of a figure spec file (the report shows it verbatim).
@@ -476,10 +563,36 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<FigureSpec>, InputError> {
             "no [[figure]] tables: nothing to draw",
         ));
     }
+    let first_figure = text
+        .lines()
+        .position(|l| l.trim_start().starts_with("[[figure]]"))
+        .map_or(1, |i| i + 1);
+    let top_lines = key_lines(text, 1, first_figure);
+    let top = |key: &str| {
+        let mut at = Location::line(file, first_figure);
+        if let Some(&line) = top_lines.get(key) {
+            at.line = Some(line);
+        }
+        at
+    };
+    let file_legend = legend(raw.labels, raw.styles, &|field| {
+        top(field.split('.').next().unwrap_or(field)).with_field(field.to_string())
+    })?;
     let mut figures: Vec<FigureSpec> = Vec::new();
     for spanned in raw.figure {
-        let origin = Location::line(file, line_of(text, spanned.span().start));
-        let figure = check(spanned.into_inner(), origin)?;
+        let first = line_of(text, spanned.span().start);
+        let origin = Location::line(file, first);
+        // The figure's table runs to the next table header or the end of the file.
+        let last = text
+            .lines()
+            .enumerate()
+            .skip(first)
+            .find(|(_, l)| l.trim_start().starts_with('['))
+            .map_or(text.lines().count(), |(i, _)| i);
+        let lines = key_lines(text, first, last.max(first));
+        let mut figure = check(spanned.into_inner(), origin, lines)?;
+        figure.legend = Legend::over(&file_legend, &figure.own_legend);
+        figure.file_legend = file_legend.clone();
         if let Some(first) = figures.iter().find(|f| f.name == figure.name) {
             return Err(figure.error(
                 "name",
@@ -495,13 +608,98 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<FigureSpec>, InputError> {
     Ok(figures)
 }
 
-fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
-    let err = |field: &str, message: String| {
-        InputError::new(
-            origin.clone().with_field(format!("figure.{field}")),
-            message,
-        )
+/// The line of each `key =` in lines `from..=to` of `text` (1-based), first one wins.
+fn key_lines(text: &str, from: usize, to: usize) -> BTreeMap<String, usize> {
+    let mut lines = BTreeMap::new();
+    for (i, line) in text.lines().enumerate().skip(from - 1).take(to + 1 - from) {
+        // A table header (`[labels]`) locates its table's entries.
+        if let Some(header) = line
+            .trim()
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            && !header.starts_with('[')
+        {
+            lines.entry(header.trim().to_string()).or_insert(i + 1);
+            continue;
+        }
+        let Some((key, _)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim();
+        if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            lines.entry(key.to_string()).or_insert(i + 1);
+        }
+    }
+    lines
+}
+
+/// The `labels` and `styles` entries, checked; `at(field)` locates an error.
+fn legend(
+    labels: BTreeMap<String, String>,
+    styles: BTreeMap<String, RawLook>,
+    at: &dyn Fn(&str) -> Location,
+) -> Result<Legend, InputError> {
+    let mut looks = BTreeMap::new();
+    for (key, raw) in styles {
+        let field = |name: &str| at(&format!("styles.{name}"));
+        let color = match &raw.color {
+            None => None,
+            Some(c) => Some(parse_color(c).ok_or_else(|| {
+                InputError::new(
+                    field("color"),
+                    format!("`{c}` (for \"{key}\") is not a colour: write it as #RRGGBB"),
+                )
+            })?),
+        };
+        let marker = match &raw.marker {
+            None => None,
+            Some(m) => Some(MarkerShape::from_name(m).ok_or_else(|| {
+                let names: Vec<&str> = MarkerShape::NAMED.iter().map(|(n, _)| *n).collect();
+                InputError::new(
+                    field("marker"),
+                    format!(
+                        "`{m}` (for \"{key}\") is not a marker: one of {}",
+                        names.join(", ")
+                    ),
+                )
+            })?),
+        };
+        let dash = match &raw.line {
+            None => None,
+            Some(l) => Some(Dash::from_name(l).ok_or_else(|| {
+                InputError::new(
+                    field("line"),
+                    format!("`{l}` (for \"{key}\") is not a line: solid, dashed or dotted"),
+                )
+            })?),
+        };
+        looks.insert(
+            key,
+            LookChoice {
+                color,
+                marker,
+                dash,
+            },
+        );
+    }
+    Ok(Legend { labels, looks })
+}
+
+fn check(
+    raw: RawFigure,
+    origin: Location,
+    key_lines: BTreeMap<String, usize>,
+) -> Result<FigureSpec, InputError> {
+    let at = |field: &str| {
+        let key = field.split('.').next().unwrap_or(field);
+        let mut at = origin.clone();
+        if let Some(&line) = key_lines.get(key) {
+            at.line = Some(line);
+        }
+        at.with_field(format!("figure.{field}"))
     };
+    let err = |field: &str, message: String| InputError::new(at(field), message);
+    let own_legend = legend(raw.labels.clone(), raw.styles.clone(), &at)?;
     if raw.name.is_empty()
         || !raw
             .name
@@ -715,7 +913,11 @@ fn check(raw: RawFigure, origin: Location) -> Result<FigureSpec, InputError> {
             None | Some(RawSize::OneColumn) => FigureSize::OneColumn,
             Some(RawSize::TwoColumn) => FigureSize::TwoColumn,
         },
+        legend: own_legend.clone(),
+        own_legend,
+        file_legend: Legend::default(),
         origin,
+        key_lines,
     })
 }
 

@@ -19,7 +19,7 @@ use super::Experiment;
 use super::figspec::{FigureKind, FigureSpec, FilterValue, Statistic};
 use crate::family::{EventTable, metric_label};
 use crate::input::InputError;
-use crate::plot::{LineChart, LineKind, Point, Series};
+use crate::plot::{LineChart, LineKind, Look, Point, Series};
 use crate::registry::Algorithm;
 use crate::results::aggregate::{
     IntervalSpec, float_values, paired_difference, summarize, summarize_ratio, summarize_share,
@@ -28,7 +28,7 @@ use crate::results::tables::RUN_COLUMNS;
 use crate::stats::intervals::SampleKind;
 use crate::stats::{IntervalMethod, Support};
 use polars::prelude::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Most points an ECDF is drawn with: beyond a few hundred steps a curve looks the same,
 /// and the figure's CSV and SVG stay small for sweeps with millions of requests.
@@ -55,6 +55,9 @@ pub struct Figure {
     pub spec: FigureSpec,
     /// One panel per facet value (a single panel when not faceted).
     pub panels: Vec<Panel>,
+    /// Every series key drawn ([`super::legend`]), for checking that each `labels` and
+    /// `styles` entry names one.
+    pub series_keys: BTreeSet<String>,
 }
 
 /// Axis label of a known column, with its unit; otherwise the column name itself.
@@ -99,18 +102,26 @@ pub fn column_label(name: &str) -> String {
 /// Builds every panel of `spec` from `experiment`'s tables. Errors name the figure
 /// spec's file, line and field.
 pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figure> {
+    let mut notes: Vec<String> = Vec::new();
     let (mut panels, used) = match &spec.kind {
         FigureKind::Line { y, statistic } => {
-            let df = prepare(spec, experiment, "runs", &experiment.runs, &[y])?;
+            let df = prepare(spec, experiment, "runs", &experiment.runs, &[y], &mut notes)?;
             (line_panels(spec, &df, y, *statistic)?, df)
         }
         FigureKind::Breakdown { ys } => {
             let metrics: Vec<&String> = ys.iter().collect();
-            let df = prepare(spec, experiment, "runs", &experiment.runs, &metrics)?;
+            let df = prepare(
+                spec,
+                experiment,
+                "runs",
+                &experiment.runs,
+                &metrics,
+                &mut notes,
+            )?;
             (breakdown_panels(spec, &df, ys)?, df)
         }
         FigureKind::Paired { y, a, b } => {
-            let df = prepare(spec, experiment, "runs", &experiment.runs, &[y])?;
+            let df = prepare(spec, experiment, "runs", &experiment.runs, &[y], &mut notes)?;
             let pair: BooleanChunked = df
                 .column(super::VARIANT)?
                 .str()?
@@ -133,12 +144,27 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
             needed.retain(|c| columns.iter().any(|k| k == c) || *c == spec.x);
             let df = experiment.store.read_columns(table.name(), &needed)?;
             let df = with_variant(only_committed(df, &experiment.runs)?, &experiment.runs)?;
-            let df = prepare(spec, experiment, table.name(), &df, &[])?;
+            let df = prepare(spec, experiment, table.name(), &df, &[], &mut notes)?;
             (ecdf_panels(spec, &df, table)?, df)
         }
     };
+    let mut series_keys = name_series(spec, &mut panels)?;
+    // Facet values are named in panel titles, so label entries may name them too.
+    if let Some(facet) = &spec.facet
+        && used.column(facet).is_ok()
+    {
+        let bare = ["algorithm", super::VARIANT].contains(&facet.as_str());
+        for v in distinct_text(&used, facet)? {
+            series_keys.insert(super::legend::key_part(facet, &v, bare));
+        }
+    }
     polish(&mut panels);
-    share_styles(&mut panels);
+    for panel in &mut panels {
+        for note in &notes {
+            panel.note.push(' ');
+            panel.note.push_str(note);
+        }
+    }
     // Mobility covariates come from the trajectories alone, whatever the algorithm did.
     let covariate = match &spec.kind {
         FigureKind::Line { y, .. } | FigureKind::Paired { y, .. } => y.starts_with("mob_"),
@@ -158,6 +184,7 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
     Ok(Figure {
         spec: spec.clone(),
         panels,
+        series_keys,
     })
 }
 
@@ -231,25 +258,51 @@ fn polish(panels: &mut [Panel]) {
     }
 }
 
-/// Gives each series label one style (colour and marker) across all panels of a
-/// figure, in order of first appearance, so a series looks the same in every panel.
-fn share_styles(panels: &mut [Panel]) {
-    let mut labels: Vec<String> = Vec::new();
+/// Turns the series keys the panels were built with into the legend's labels and
+/// gives each series its look ([`super::legend`]): one look per key across all panels
+/// of a figure, in order of first appearance, so a series looks the same in every
+/// panel. Returns every key drawn. Two keys the legend would give one label are an
+/// error: their series could not be told apart.
+fn name_series(spec: &FigureSpec, panels: &mut [Panel]) -> anyhow::Result<BTreeSet<String>> {
+    let mut keys: Vec<String> = Vec::new();
     for panel in panels.iter() {
         for s in &panel.chart.series {
-            if !labels.contains(&s.label) {
-                labels.push(s.label.clone());
+            if !keys.contains(&s.label) {
+                keys.push(s.label.clone());
             }
         }
     }
+    let legend = &spec.legend;
+    let mut by_label: BTreeMap<String, &str> = BTreeMap::new();
+    for key in &keys {
+        let label = legend.label(key);
+        if let Some(other) = by_label.insert(label.clone(), key) {
+            return Err(spec
+                .error(
+                    "labels",
+                    format!(
+                        "the series \"{other}\" and \"{key}\" would both be labelled \
+                         \"{label}\": give one of them its own label"
+                    ),
+                )
+                .into());
+        }
+    }
     for panel in panels.iter_mut() {
-        panel.chart.styles = panel
-            .chart
+        let chart = &mut panel.chart;
+        chart.looks = chart
             .series
             .iter()
-            .map(|s| labels.iter().position(|l| *l == s.label).unwrap_or(0))
+            .map(|s| {
+                let index = keys.iter().position(|k| *k == s.label).unwrap_or(0);
+                legend.look(&s.label, Look::nth(index))
+            })
             .collect();
+        for s in &mut chart.series {
+            s.label = legend.label(&s.label);
+        }
     }
+    Ok(keys.into_iter().collect())
 }
 
 /// A warning for the caption when runs behind a figure violated safety or were stopped
@@ -368,6 +421,7 @@ fn prepare(
     table: &str,
     df: &DataFrame,
     metrics: &[&String],
+    notes: &mut Vec<String>,
 ) -> anyhow::Result<DataFrame> {
     let names: Vec<String> = df
         .get_column_names()
@@ -425,10 +479,23 @@ fn prepare(
         }
     }
 
+    // Naming the variant names every algorithm parameter, as pairing variants does.
+    let algorithm_param =
+        |axis: &str| Algorithm::all().any(|a| a.params().iter().any(|p| p.name == axis));
     let mut kept = df.clone();
     for (column, values) in &spec.filter {
         let field = format!("filter.{column}");
         has(&field, column)?;
+        // A filter on a parameter that some algorithms lack (RL has no `routing`) picks
+        // among the variants of those that have it and keeps the others whole; the
+        // caption says so.
+        let lacking: Vec<String> = if algorithm_param(column) {
+            let nulls = kept.column(column)?.is_null();
+            let without = kept.filter(&nulls)?;
+            distinct_text(&without, "algorithm")?
+        } else {
+            Vec::new()
+        };
         let is_text = kept.column(column)?.dtype() == &DataType::String;
         let (mut wanted_texts, mut wanted_numbers) = (Vec::new(), Vec::new());
         for v in values {
@@ -456,19 +523,33 @@ fn prepare(
         let before = distinct_text(&kept, column)?;
         if !values.is_empty() {
             // A row stays if its value is one of the listed ones; a null matches none.
+            let keep_null = !lacking.is_empty();
             let keep: BooleanChunked = if is_text {
                 let column_values = kept.column(column)?.str()?.clone();
                 column_values
                     .iter()
-                    .map(|t| t.is_some_and(|t| wanted_texts.contains(&t)))
+                    .map(|t| t.map_or(keep_null, |t| wanted_texts.contains(&t)))
                     .collect()
             } else {
                 float_values(&kept, column)?
                     .into_iter()
-                    .map(|x| x.is_some_and(|x| wanted_numbers.contains(&x)))
+                    .map(|x| x.map_or(keep_null, |x| wanted_numbers.contains(&x)))
                     .collect()
             };
             kept = kept.filter(&keep)?;
+            if keep_null {
+                let names: Vec<String> = lacking.iter().map(|a| spec.legend.label(a)).collect();
+                let shown: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+                notes.push(format!(
+                    "The filter {column} = {} applies to the algorithms with that parameter; \
+                     {} ({}), which {} no `{column}`, {} kept whole.",
+                    shown.join(" or "),
+                    names.join(", "),
+                    lacking.join(", "),
+                    if lacking.len() == 1 { "has" } else { "have" },
+                    if lacking.len() == 1 { "is" } else { "are" },
+                ));
+            }
         }
         let after = distinct_text(&kept, column)?;
         if let Some(v) = values.iter().find(|v| !after.contains(&v.to_string())) {
@@ -492,9 +573,6 @@ fn prepare(
         .chain(spec.series.iter().map(String::as_str))
         .chain(spec.facet.as_deref())
         .collect();
-    // Naming the variant names every algorithm parameter, as pairing variants does.
-    let algorithm_param =
-        |axis: &str| Algorithm::all().any(|a| a.params().iter().any(|p| p.name == axis));
     let by_variant =
         named.contains(&super::VARIANT) || matches!(spec.kind, FigureKind::Paired { .. });
     for (axis, _) in &experiment.plan.axes {
@@ -586,8 +664,9 @@ pub fn column_text(df: &DataFrame, column: &str) -> anyhow::Result<Vec<Option<St
     })
 }
 
-/// The series label of each row: the values of the series columns, `algorithm` bare and
-/// other columns as `name=value`.
+/// The series key of each row ([`super::legend`]): the values of the series columns,
+/// `algorithm` and variants bare and other columns as `name=value`; a column without a
+/// value in the row (a parameter its algorithm lacks) adds nothing.
 fn series_labels(df: &DataFrame, series: &[String]) -> anyhow::Result<Vec<String>> {
     let parts: Vec<(String, Vec<Option<String>>)> = series
         .iter()
@@ -597,16 +676,14 @@ fn series_labels(df: &DataFrame, series: &[String]) -> anyhow::Result<Vec<String
         .map(|row| {
             parts
                 .iter()
-                .map(|(name, values)| {
-                    let v = values[row].clone().unwrap_or_else(|| "none".into());
-                    if [BREAKDOWN, "algorithm", super::VARIANT].contains(&name.as_str()) {
-                        v
-                    } else {
-                        format!("{name}={v}")
-                    }
+                .filter_map(|(name, values)| {
+                    let bare = [BREAKDOWN, "algorithm", super::VARIANT].contains(&name.as_str());
+                    values[row]
+                        .as_deref()
+                        .map(|v| super::legend::key_part(name, v, bare))
                 })
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(super::legend::PART_SEPARATOR)
         })
         .collect())
 }
@@ -646,9 +723,13 @@ fn panel_names(spec: &FigureSpec, title: &str, facet: &Option<String>) -> (Strin
                     }
                 })
                 .collect();
+            // The facet in the legend's words: "(max. speed 2 m/s)", "(Raymond (route
+            // discovery))".
+            let bare = ["algorithm", super::VARIANT].contains(&column.as_str());
+            let facet = spec.legend.label(&super::legend::key_part(column, v, bare));
             (
                 format!("{}--{column}-{safe}", spec.name),
-                format!("{title} ({column} = {v})"),
+                format!("{title} ({facet})"),
             )
         }
         _ => (spec.name.clone(), title.to_string()),
@@ -687,7 +768,7 @@ fn base_chart(spec: &FigureSpec, title: String, x_label: String, y_label: String
         kind: LineKind::Markers,
         intervals: spec.intervals.unwrap_or_default(),
         reference_y: None,
-        styles: Vec::new(),
+        looks: Vec::new(),
     }
 }
 
@@ -1368,15 +1449,17 @@ fn paired_panels(
         true => nominal,
         false => paired_difference(df, &keys, y, a, b, ci)?,
     };
-    let verdict = holm_verdict(&summary, (a, b), 1.0 - spec.confidence)?;
-    let y_label = format!("Δ {} ({a} − {b})", column_label(y));
-    let default_title = format!("{a} − {b}: {}", column_label(y));
+    let key = format!("{a}{}{b}", super::legend::DIFFERENCE);
+    let (a_name, b_name) = (spec.legend.label(a), spec.legend.label(b));
+    let verdict = holm_verdict(&summary, (&a_name, &b_name), 1.0 - spec.confidence)?;
+    let y_label = format!("Δ {} ({a_name} − {b_name})", column_label(y));
+    let default_title = format!("{a_name} − {b_name}: {}", column_label(y));
     let title = spec.title.clone().unwrap_or(default_title);
     let mut panels = Vec::new();
     for (facet, rows) in facets(spec, &summary)? {
         let table = take_rows(&summary, &rows)?;
         let labels = if spec.series.is_empty() {
-            vec![format!("{a} − {b}"); table.height()]
+            vec![key.clone(); table.height()]
         } else {
             series_labels(&table, &spec.series)?
         };
@@ -1386,8 +1469,8 @@ fn paired_panels(
         chart.reference_y = Some(0.0);
         let unpaired: u64 = table.column("unpaired")?.u64()?.sum().unwrap_or(0);
         let mut note = format!(
-            "mean of the per-replication differences {a} − {b}{} ({} pairs per point); \
-             below zero, {a} is lower.",
+            "mean of the per-replication differences {a_name} − {b_name}{} ({} pairs per \
+             point); below zero, {a_name} is lower.",
             if spec.intervals.is_some() {
                 format!(" with {}", interval_words(ci))
             } else {

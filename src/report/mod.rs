@@ -20,6 +20,7 @@
 pub mod figspec;
 pub mod figures;
 mod html;
+pub mod legend;
 
 use crate::family::Family;
 use crate::input::Location;
@@ -237,6 +238,7 @@ pub struct ReportSummary {
 pub fn write_report(
     dirs: &[PathBuf],
     source: FigureSource<'_>,
+    labels: Option<&Path>,
     out: &Path,
 ) -> anyhow::Result<ReportSummary> {
     if dirs.is_empty() {
@@ -267,12 +269,26 @@ pub fn write_report(
         ),
         FigureSource::Defaults => (default_figures(&experiments), None),
     };
+    // The report-wide labels and styles (`--labels`) under the figure file's and each
+    // figure's own.
+    let report_legend = match labels {
+        Some(path) => figspec::load_legend(path)?,
+        None => legend::Legend::default(),
+    };
+    let mut specs = specs;
+    for spec in &mut specs {
+        spec.legend = legend::Legend::over(
+            &legend::Legend::over(&report_legend, &spec.file_legend),
+            &spec.own_legend,
+        );
+    }
     // Build everything first: a bad figure spec must fail before anything is written.
     let mut built: Vec<(usize, Figure)> = Vec::new();
     for spec in &specs {
         let index = experiment_of(spec, &experiments)?;
         built.push((index, figures::build(spec, &experiments[index])?));
     }
+    check_legends(&built, &report_legend, labels)?;
     check_out_dir(out)?;
     check_stems(&built)?;
     for e in &experiments {
@@ -351,6 +367,67 @@ pub const RUNS_TABLE: &str = "_runs.csv";
 /// The file each point's replications and precision go to, for sweeps with a
 /// precision target.
 pub const PRECISION_TABLE: &str = "_precision.csv";
+
+/// Every `labels` and `styles` entry names a series: a figure's own entries one of its
+/// series, the figure file's and `--labels`' entries one of some figure's. An entry
+/// that names nothing is most likely a typo, which would otherwise leave a registry
+/// name in a paper's legend.
+fn check_legends(
+    built: &[(usize, Figure)],
+    report_legend: &legend::Legend,
+    labels: Option<&Path>,
+) -> anyhow::Result<()> {
+    let mut every: std::collections::BTreeSet<String> = Default::default();
+    for (_, figure) in built {
+        every.extend(figure.series_keys.iter().cloned());
+        let unmatched = figure.spec.own_legend.unmatched(&figure.series_keys);
+        if let Some(entry) = unmatched.first() {
+            return Err(figure
+                .spec
+                .error(
+                    "labels",
+                    format!(
+                        "the entry \"{entry}\" names no series of this figure (it could name {})",
+                        quoted(&figure.series_keys)
+                    ),
+                )
+                .into());
+        }
+    }
+    let file_legend = built.first().map(|(_, f)| &f.spec.file_legend);
+    for (legend, at) in [
+        (
+            file_legend,
+            built.first().map(|(_, f)| f.spec.origin.file.clone()),
+        ),
+        (Some(report_legend), labels.map(|p| p.display().to_string())),
+    ] {
+        let (Some(legend), Some(at)) = (legend, at) else {
+            continue;
+        };
+        if let Some(entry) = legend.unmatched(&every).first() {
+            bail!(
+                "{at}: the entry \"{entry}\" names no series of any figure (it could name {})",
+                quoted(&every)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The parts of `keys` an entry could name, quoted: each part, and whole keys where
+/// they have several parts (the first few).
+fn quoted(keys: &std::collections::BTreeSet<String>) -> String {
+    let parts = legend::Legend::parts(keys);
+    let mut shown: Vec<String> = parts.iter().map(|k| format!("\"{k}\"")).collect();
+    if keys.len() > parts.len() || keys.iter().any(|k| k.contains(legend::PART_SEPARATOR)) {
+        shown.push(format!(
+            "or whole keys such as \"{}\"",
+            keys.iter().next().map_or("", String::as_str)
+        ));
+    }
+    shown.join(", ")
+}
 
 /// Every panel's file stem is unique: facet values are sanitised into file names, so
 /// two values (`a b`, `a_b`) could otherwise overwrite each other's files.
@@ -478,8 +555,15 @@ pub fn default_figures(experiments: &[Experiment]) -> Vec<FigureSpec> {
                     .map(|(n, _)| n.clone())
                     .filter(|n| n != x && present.iter().any(|&a| applies(n, a)))
                     .collect();
-                let mut series = vec!["algorithm".to_string()];
-                series.extend(others.iter().cloned());
+                // A variant names the algorithm with its parameters
+                // (`me-raymond routing=discovery`), as legends and label maps say it.
+                let is_param = |n: &str| {
+                    present
+                        .iter()
+                        .any(|a| a.params().iter().any(|p| p.name == n))
+                };
+                let mut series = vec![VARIANT.to_string()];
+                series.extend(others.iter().filter(|n| !is_param(n)).cloned());
                 let filter = vec![(
                     "algorithm".to_string(),
                     present
@@ -555,6 +639,10 @@ fn default_spec(
         x_label: None,
         y_label: None,
         size: FigureSize::OneColumn,
+        legend: Default::default(),
+        own_legend: Default::default(),
+        file_legend: Default::default(),
         origin: Location::file("(default figures)"),
+        key_lines: Default::default(),
     }
 }

@@ -46,6 +46,9 @@ pub(crate) const MARKERS: [Marker; 7] = [
     Marker::HollowSquare,
 ];
 
+/// The ring around a point short of its precision target.
+const RING: RGBColor = RGBColor(0x66, 0x66, 0x66);
+
 fn rgb((r, g, b): super::Rgb) -> RGBColor {
     RGBColor(r, g, b)
 }
@@ -411,13 +414,20 @@ impl<C, DB: DrawingBackend> Drawable<DB> for Glyph<C> {
         let triangle = [(x, y - t), (x + t, y + t * 2 / 3), (x - t, y + t * 2 / 3)];
         match self.kind {
             Marker::Circle => backend.draw_circle((x, y), s as u32, &filled, true),
-            Marker::HollowCircle => backend.draw_circle((x, y), s as u32, &hollow, false),
+            // Open markers are white inside, as pgfplots draws them, so a line under one
+            // does not show through.
+            Marker::HollowCircle => {
+                backend.draw_circle((x, y), s as u32, &WHITE.filled(), true)?;
+                backend.draw_circle((x, y), s as u32, &hollow, false)
+            }
             Marker::Square => backend.draw_rect((x - s, y - s), (x + s, y + s), &filled, true),
             Marker::HollowSquare => {
+                backend.draw_rect((x - s, y - s), (x + s, y + s), &WHITE.filled(), true)?;
                 backend.draw_rect((x - s, y - s), (x + s, y + s), &hollow, false)
             }
             Marker::Triangle => backend.fill_polygon(triangle, &filled),
             Marker::HollowTriangle => {
+                backend.fill_polygon(triangle, &WHITE.filled())?;
                 backend.draw_path(triangle.into_iter().chain([triangle[0]]), &hollow)
             }
             Marker::Cross => {
@@ -735,6 +745,16 @@ where
                 .map(|_| ()),
         }
         .map_err(|e| err(&e))?;
+        // A point short of its sweep's precision target gets a grey ring (the caption
+        // says so); pgfplots draws the same ring ([`pgfplots_tex`]).
+        ctx.draw_series(points.iter().filter(|p| p.short).map(|p| {
+            Circle::new(
+                (p.x, p.y),
+                (2 * size + 1) as u32,
+                RING.stroke_width(px(1.0, scale).max(1)),
+            )
+        }))
+        .map_err(|e| err(&e))?;
         let marked = marker_indices(chart.kind, points.len(), i);
         ctx.draw_series(marked.iter().map(|&j| &points[j]).map(|p| Glyph {
             at: (p.x, p.y),
@@ -807,7 +827,7 @@ fn csv_field(s: &str) -> String {
 
 /// Escapes LaTeX special characters in labels, and writes the non-ASCII symbols our
 /// labels use (λ, Δ, −, ≤, …) as math, so the file compiles with plain pdflatex.
-fn tex_escape(s: &str) -> String {
+pub fn tex_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

@@ -10,7 +10,7 @@ pub mod line;
 
 use plotters::style::RGBColor;
 
-pub use line::{PALETTE, pgfplots_tex, points_csv, render_png, render_svg};
+pub use line::{PALETTE, pgfplots_tex, points_csv, render_png, render_svg, tex_escape};
 
 /// A colour as red, green and blue bytes.
 pub type Rgb = (u8, u8, u8);
@@ -141,6 +141,9 @@ pub struct Point {
     pub low: Option<f64>,
     /// Upper confidence bound; an interval is drawn only when `low` is set too.
     pub high: Option<f64>,
+    /// The point rests on a sweep point that stopped at its `max` short of its
+    /// precision target: drawn with a grey ring around its marker.
+    pub short: bool,
 }
 
 impl Point {
@@ -151,6 +154,7 @@ impl Point {
             y,
             low: None,
             high: None,
+            short: false,
         }
     }
 
@@ -161,6 +165,7 @@ impl Point {
             y,
             low: Some(low),
             high: Some(high),
+            short: false,
         }
     }
 }

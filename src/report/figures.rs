@@ -41,6 +41,8 @@ const BREAKDOWN: &str = "metric";
 pub struct Panel {
     /// File stem: the figure name, plus the facet value when faceted.
     pub stem: String,
+    /// The facet value the panel shows (`None` when not faceted).
+    pub facet: Option<String>,
     /// The chart as data, rendered to SVG, PNG, CSV and pgfplots.
     pub chart: LineChart,
     /// Aggregated rows behind the chart (`data/<stem>.csv`).
@@ -148,6 +150,9 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
             (ecdf_panels(spec, &df, table)?, df)
         }
     };
+    if !matches!(spec.kind, FigureKind::Ecdf) && !experiment.short_runs.is_empty() {
+        ring_short_points(spec, &used, &experiment.short_runs, &mut panels)?;
+    }
     let mut series_keys = name_series(spec, &mut panels)?;
     // Facet values are named in panel titles, so label entries may name them too.
     if let Some(facet) = &spec.facet
@@ -186,6 +191,58 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
         panels,
         series_keys,
     })
+}
+
+/// Rings the points that rest on runs of sweep points short of their precision target
+/// (`short_runs`), and counts them in the caption. A chart point is (facet, series key,
+/// x); a run of `used` belongs to it when it has the same facet and x and its series
+/// columns make the key or its start (a breakdown adds the metric, a paired figure
+/// without series columns has none). Runs at the ECDF's event values have no point.
+fn ring_short_points(
+    spec: &FigureSpec,
+    used: &DataFrame,
+    short_runs: &std::collections::HashSet<u64>,
+    panels: &mut [Panel],
+) -> anyhow::Result<()> {
+    let index = used.column("run_index")?.u64()?;
+    let rows: Vec<usize> = (0..used.height())
+        .filter(|&i| index.get(i).is_some_and(|r| short_runs.contains(&r)))
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let short = take_rows(used, &rows)?;
+    let keys = series_labels(&short, &spec.series)?;
+    let xs = float_values(&short, &spec.x)?;
+    let facets: Vec<Option<String>> = match &spec.facet {
+        Some(f) => column_text(&short, f)?,
+        None => vec![None; short.height()],
+    };
+    let part = super::legend::PART_SEPARATOR;
+    for panel in panels.iter_mut() {
+        let (mut ringed, mut points) = (0, 0);
+        for s in &mut panel.chart.series {
+            for p in &mut s.points {
+                points += 1;
+                p.short = (0..short.height()).any(|i| {
+                    facets[i] == panel.facet
+                        && xs[i] == Some(p.x)
+                        && (keys[i].is_empty()
+                            || s.label == keys[i]
+                            || s.label.starts_with(&format!("{}{part}", keys[i])))
+                });
+                ringed += usize::from(p.short);
+            }
+        }
+        if ringed > 0 {
+            panel.note.push_str(&format!(
+                " Ringed: {ringed} of the {points} points rest on sweep points that stopped at \
+                 their replication maximum short of the precision target (the report's \
+                 precision table gives each one's interval)."
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Times below this many seconds are drawn in milliseconds.
@@ -1227,6 +1284,7 @@ fn line_panels(
         };
         panels.push(Panel {
             stem,
+            facet,
             chart,
             table,
             note: format!(
@@ -1344,6 +1402,7 @@ fn breakdown_panels(
         )?;
         panels.push(Panel {
             stem,
+            facet,
             chart,
             note: format!(
                 "one line per metric, each the mean over runs{} (n = {} runs per point); \
@@ -1494,6 +1553,7 @@ fn paired_panels(
         }
         panels.push(Panel {
             stem,
+            facet,
             chart,
             table,
             note,
@@ -1627,6 +1687,7 @@ fn ecdf_panels(spec: &FigureSpec, df: &DataFrame, table: EventTable) -> anyhow::
         }
         panels.push(Panel {
             stem,
+            facet,
             chart,
             table,
             note,

@@ -508,6 +508,7 @@ pub fn page(input: &PageInput<'_>) -> anyhow::Result<String> {
                  <a href=\"figures/{stem}.svg\">SVG</a><a href=\"figures/{stem}.png\">PNG</a>\
                  <a href=\"figures/{stem}.csv\">plotted CSV</a>\
                  <a href=\"figures/{stem}.tex\">pgfplots</a>\
+                 <a href=\"figures/{stem}.caption.txt\">caption</a>\
                  <a href=\"data/{stem}.csv\">table CSV</a></span></figcaption>\n\
                  <details><summary>Table</summary>\n",
                 match panel.chart.size {

@@ -7,6 +7,7 @@
 //! ```text
 //! reports/NAME/index.html          the page (no scripts, no external resources)
 //! reports/NAME/figures/STEM.svg    one per panel, also .png, .csv (plotted points), .tex
+//!                                  and the caption (.caption.txt, .caption.tex)
 //! reports/NAME/data/STEM.csv       the aggregated table behind each panel
 //! reports/NAME/data/_runs.csv      run counts and health per experiment and algorithm
 //! reports/NAME/data/_precision.csv each point's replications and precision (sweeps with
@@ -54,6 +55,9 @@ pub struct Experiment {
     /// For a sweep with a precision target: each point's replications and precision,
     /// decided from the stored runs ([`crate::sweep::sequential`]).
     pub sequential: Option<crate::sweep::sequential::Decision>,
+    /// The runs (by run index) of points that stopped at their `max` short of the
+    /// precision target: figures ring the points they make up.
+    pub short_runs: std::collections::HashSet<u64>,
 }
 
 impl Experiment {
@@ -90,6 +94,7 @@ impl Experiment {
             );
         }
         let sequential = crate::sweep::sequential::decide_stored(&plan, &store)?;
+        let short_runs = short_runs(&runs, sequential.as_ref())?;
         Ok(Experiment {
             name: plan.experiment.clone(),
             dir: dir.to_path_buf(),
@@ -98,6 +103,7 @@ impl Experiment {
             spec_text,
             runs: with_indicators(runs)?,
             sequential,
+            short_runs,
         })
     }
 
@@ -107,6 +113,43 @@ impl Experiment {
             .map(|v| v.iter().filter(|a| a.as_deref() == Some(algorithm)).count())
             .unwrap_or(0)
     }
+}
+
+/// The runs of the points `decision` says stopped at their `max` short of the target: a
+/// point's label (`rate=0.02/speed_max=20.0`) names axis values that its runs' keys
+/// (`me-load/algo=me-rl/rate=0.02/speed_max=20.0/rep=85`) hold.
+fn short_runs(
+    runs: &DataFrame,
+    decision: Option<&crate::sweep::sequential::Decision>,
+) -> anyhow::Result<std::collections::HashSet<u64>> {
+    let mut out = std::collections::HashSet::new();
+    let Some(decision) = decision else {
+        return Ok(out);
+    };
+    let short: Vec<Vec<&str>> = decision
+        .points
+        .iter()
+        .filter(|p| p.status == crate::sweep::sequential::Status::StoppedAtMax)
+        .map(|p| p.label.split('/').collect())
+        .collect();
+    if short.is_empty() {
+        return Ok(out);
+    }
+    let keys = runs.column("run_key")?.str()?;
+    let index = runs.column("run_index")?.u64()?;
+    for (key, i) in keys.iter().zip(index.iter()) {
+        let (Some(key), Some(i)) = (key, i) else {
+            continue;
+        };
+        let parts: Vec<&str> = key.split('/').collect();
+        if short
+            .iter()
+            .any(|point| point.iter().all(|p| parts.contains(p)))
+        {
+            out.insert(i);
+        }
+    }
+    Ok(out)
 }
 
 /// Per-run indicators the report computes when it opens results (they are not stored):
@@ -309,7 +352,7 @@ pub fn write_report(
             .with_context(|| format!("creating {}", root.join(sub).display()))?;
     }
     let mut svgs = Vec::new();
-    for (_, figure) in &built {
+    for (index, figure) in &built {
         let mut panel_svgs = Vec::new();
         for panel in &figure.panels {
             let svg = plot::render_svg(&panel.chart)
@@ -324,6 +367,18 @@ pub fn write_report(
             write_text(
                 &fig.join(format!("{}.tex", panel.stem)),
                 &plot::pgfplots_tex(&panel.chart),
+            )?;
+            // The caption travels with the figure: a paper that takes the SVG, PNG or
+            // .tex takes its interval method, n and notes too.
+            let e = &experiments[*index];
+            let caption = caption_text(panel, &e.name);
+            write_text(
+                &fig.join(format!("{}.caption.txt", panel.stem)),
+                &format!("{caption}\n"),
+            )?;
+            write_text(
+                &fig.join(format!("{}.caption.tex", panel.stem)),
+                &format!("\\caption{{{}}}\n", plot::tex_escape(&caption)),
             )?;
             write_csv(
                 &root.join("data").join(format!("{}.csv", panel.stem)),
@@ -358,6 +413,13 @@ pub fn write_report(
         runs: experiments.iter().map(|e| e.runs.height()).sum(),
         safety_violations: health.safety_violations,
     })
+}
+
+/// A panel's caption as the report prints it: the chart's title, what is plotted with
+/// its intervals and notes, and the experiment.
+pub fn caption_text(panel: &figures::Panel, experiment: &str) -> String {
+    let title = panel.chart.title.trim_end_matches('.');
+    format!("{title}. {} Experiment {experiment}.", panel.note.trim())
 }
 
 /// The run-count table in `data/`; figure names cannot start with `_`, so no figure's

@@ -195,22 +195,29 @@ fn tex_has_one_addplot_per_series() {
     let tex = pgfplots_tex(&c);
     assert!(tex.contains("\\begin{tikzpicture}") && tex.contains("\\end{tikzpicture}"));
     assert!(tex.contains("\\begin{axis}") && tex.contains("\\end{axis}"));
-    assert_eq!(
-        tex.matches("error bars/.cd, y dir=both, y explicit] coordinates {")
-            .count(),
-        3
-    );
-    assert_eq!(tex.matches("\\addplot+[").count(), 3);
-    // The figure's colours and markers: orange circles, sky-blue triangles.
-    assert!(tex.contains("\\addplot+[color={rgb,255:red,230;green,159;blue,0}, mark=*,"));
-    assert!(tex.contains("color={rgb,255:red,86;green,180;blue,233}, mark=triangle*,"));
-    assert_eq!(tex.matches("\\addlegendentry{").count(), 3);
-    assert!(tex.contains("\\addlegendentry{LE\\_50\\%}"));
+    assert_eq!(tex.matches("\\addplot[color=").count(), 3);
+    // The figure's colours and markers, filled with the series' colour: orange circles,
+    // sky-blue triangles.
+    let orange = "{rgb,255:red,230;green,159;blue,0}";
+    assert!(tex.contains(&format!(
+        "\\addplot[color={orange}, line width=1.08bp, solid, mark=*, mark options={{solid, draw={orange}, fill={orange}}}"
+    )));
+    assert!(tex.contains(
+        "color={rgb,255:red,86;green,180;blue,233}, line width=1.08bp, solid, mark=triangle*,"
+    ));
+    // The legend, drawn from the SVG's box: one entry per series.
+    assert_eq!(tex.matches("\\node[anchor=west").count(), 3);
+    assert!(tex.contains("{LE\\_50\\%};"));
     assert!(tex.contains("ymode=log") && !tex.contains("xmode=log"));
     assert!(tex.contains("xlabel={Number of nodes}"));
     // Asymmetric explicit errors, as distances from y: 1.8 - 1.5 and 1.5 - 1.2.
     let (up, down) = (1.8 - 1.5, 1.5 - 1.2);
-    assert!(tex.contains(&format!("(10, 1.5) += (0, {up}) -= (0, {down})\n")));
+    // Points that share an x are drawn a little apart, as in the SVG; the exact x is
+    // in a comment (and in the CSV).
+    assert!(tex.contains(&format!(
+        "1.5) += (0, {up}) -= (0, {down}) % x = 10 (drawn beside its neighbours)\n"
+    )));
+    // The middle series of three stays where it is.
     assert!(tex.contains("(20, 0.75)\n"));
 }
 
@@ -276,8 +283,9 @@ fn ecdf_staircases_hold_each_value_until_the_next() {
     // 4 points become a staircase of 2·4 − 1 vertices (one line per series).
     assert_eq!(series_polyline_points(&svg), [7]);
     let tex = pgfplots_tex(&c);
+    // pgfplots' staircase, with marks on the points the SVG marks.
     assert!(
-        tex.contains(", const plot, mark repeat=50] coordinates {"),
+        tex.contains("\\addplot[const plot, ") && tex.contains("mark indices={"),
         "{tex}"
     );
     assert_eq!(points_csv(&c).lines().count(), 1 + 4);
@@ -303,8 +311,13 @@ fn bands_replace_error_bars_and_reference_lines_are_drawn() {
     // The reference line spans the plot in grey, and y = 0 is inside the axis.
     assert!(svg.contains("stroke=\"#777777\""), "reference line");
     let tex = pgfplots_tex(&c);
+    // The same band and reference line in the .tex.
     assert!(
-        tex.contains("\\draw[gray]") && tex.contains("axis cs:0,0"),
+        tex.contains("\\fill[fill={rgb,255:red,230;green,159;blue,0}, fill opacity=0.22]"),
+        "{tex}"
+    );
+    assert!(
+        tex.contains("\\draw[draw={rgb,255:red,119;green,119;blue,119}") && tex.contains(",0});"),
         "{tex}"
     );
     // One line per series still.
@@ -470,10 +483,27 @@ fn pgfplots_keeps_the_reference_line_legend_corner_and_log_ticks() {
     assert!(value("ymax") > 0.0, "zero must be inside the axis:\n{tex}");
     assert!(value("ymin") < -4.5, "{tex}");
     assert!(
-        tex.contains("log ticks with fixed point, xtick={0.02,0.05,0.1}"),
+        tex.contains("xtick={0.02,0.05,0.1}, xticklabels={{0.02},{0.05},{0.1}}"),
         "{tex}"
     );
     // The data take the upper left, where the legend would otherwise go; the upper
-    // right is free, and both the SVG and the .tex put it there.
-    assert!(tex.contains("legend pos=north east"), "{tex}");
+    // right is free, and both the SVG and the .tex put it there: the legend box's
+    // left edge lies right of the middle of the plot area.
+    let bp = |text: &str| -> f64 { text.trim_end_matches("bp").parse().unwrap() };
+    let width = bp(tex
+        .split("width=")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap());
+    let corner = tex.split(" rectangle ").next().unwrap();
+    let nw = corner
+        .rsplit("] (")
+        .next()
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap();
+    assert!(bp(nw) > width / 2.0, "{tex}");
 }

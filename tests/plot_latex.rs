@@ -8,6 +8,9 @@
 use linkrev::plot::{IntervalStyle, LineChart, LineKind, Point, Series, pgfplots_tex};
 use std::process::Command;
 
+#[path = "common/figure_outputs.rs"]
+mod figure_outputs;
+
 fn has_pdflatex() -> bool {
     Command::new("pdflatex")
         .arg("--version")
@@ -97,5 +100,71 @@ fn pgfplots_files_compile_with_pdflatex() {
         assert!(run.status.success(), "{name}: {log}");
         assert!(tmp.path().join(format!("doc-{name}.pdf")).is_file());
         assert!(!log.contains("Warning: Missing character"), "{name}: {log}");
+    }
+}
+
+/// One drawing, two outputs: the SVG and the compiled `.tex` put the legend box and
+/// every marker and interval at the same place (to 1.5% of the plot area), and in
+/// neither does the legend cover data: for a chart with room in a corner, a chart on
+/// log axes, and one with data in every corner (where the y axis is raised to give the
+/// legend a band of its own).
+#[test]
+fn the_tex_and_the_svg_draw_the_same_figure() {
+    if !has_pdflatex() {
+        assert!(
+            std::env::var("LINKREV_REQUIRE_LATEX").as_deref() != Ok("1"),
+            "LINKREV_REQUIRE_LATEX=1 but no pdflatex on PATH"
+        );
+        eprintln!("skipped: no pdflatex on PATH");
+        return;
+    }
+    let mut cases: Vec<(&str, LineChart)> = charts()
+        .into_iter()
+        .filter(|(name, _)| *name != "ecdf")
+        .collect();
+    let corners = |i: f64| {
+        vec![
+            Point::with_ci(1.0, 10.0 + i, 9.0 + i, 11.0 + i),
+            Point::with_ci(2.0, 1.0 + i, 0.5 + i, 1.5 + i),
+            Point::with_ci(3.0, 5.0 + i, 4.0 + i, 6.0 + i),
+            Point::with_ci(4.0, 1.0 + i, 0.5 + i, 1.5 + i),
+            Point::with_ci(5.0, 10.0 + i, 9.0 + i, 11.0 + i),
+        ]
+    };
+    cases.push((
+        "corners",
+        LineChart {
+            title: "Data in every corner".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            series: vec![
+                Series {
+                    label: "RL".into(),
+                    points: corners(0.0),
+                },
+                Series {
+                    label: "Raymond (route discovery)".into(),
+                    points: corners(0.3),
+                },
+            ],
+            ..LineChart::default()
+        },
+    ));
+    for (name, chart) in cases {
+        let colors: Vec<String> = (0..chart.series.len())
+            .map(|i| {
+                let (r, g, b) = chart.look(i).color;
+                format!("#{r:02X}{g:02X}{b:02X}")
+            })
+            .collect();
+        let colors: Vec<&str> = colors.iter().map(String::as_str).collect();
+        let svg = figure_outputs::read_svg(&linkrev::plot::render_svg(&chart).unwrap(), &colors);
+        let tmp = tempfile::tempdir().unwrap();
+        let tex = figure_outputs::read_tex(&pgfplots_tex(&chart), &colors, tmp.path());
+        eprintln!("{name}: legend SVG {:?} .tex {:?}", svg.legend, tex.legend);
+        figure_outputs::assert_same_drawing(&svg, &tex, 0.015);
+        let points: usize = chart.series.iter().map(|s| s.points.len()).sum();
+        let drawn: usize = svg.markers.iter().map(|(_, m)| m.len()).sum();
+        assert_eq!(drawn, points, "{name}: every marker read from the SVG");
     }
 }

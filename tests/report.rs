@@ -1294,7 +1294,7 @@ fn legends_say_paper_names_and_take_the_authors_labels_and_styles() {
     let svg = linkrev::plot::render_svg(chart).unwrap();
     assert!(svg.contains("two tokens") && svg.contains("Raymond (route discovery)"));
     let tex = linkrev::plot::pgfplots_tex(chart);
-    assert!(tex.contains("\\addlegendentry{two tokens}"), "{tex}");
+    assert!(tex.contains("{two tokens};"), "{tex}");
     assert!(tex.contains("red,0;green,0;blue,0"), "{tex}");
 
     // Two series the legend would call alike are refused: they could not be told apart.
@@ -1462,10 +1462,12 @@ fn a_report_of_the_demo_with_a_label_map_names_no_algorithm_by_its_registry_name
             let series: Vec<String> = match path.extension().and_then(|e| e.to_str()) {
                 // The plotted points' CSV: its first column is the legend label.
                 Some("csv") => text.lines().skip(1).map(first_csv_field).collect(),
+                // The legend's entries: `\node[anchor=west, …] at (…) {label};`.
                 Some("tex") => text
                     .lines()
-                    .filter_map(|l| l.strip_prefix("\\addlegendentry{"))
-                    .map(str::to_string)
+                    .filter(|l| l.starts_with("\\node[anchor=west"))
+                    .filter_map(|l| l.rsplit_once(" {"))
+                    .map(|(_, label)| label.trim_end_matches("};").to_string())
                     .collect(),
                 _ => continue,
             };

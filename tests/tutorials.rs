@@ -7,6 +7,8 @@
 //! `cargo install` is the one line not run: the binary under test stands in for it.
 //! Lines that call `pdflatex` run only where it is installed (CI installs it).
 
+#[path = "common/figure_outputs.rs"]
+mod figure_outputs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -116,6 +118,11 @@ fn requested_file(paragraph: &str) -> Option<PathBuf> {
 
 /// Follows `page` in a fresh directory; returns how many commands ran.
 fn follow(page: &str) -> usize {
+    follow_then(page, &|_| {})
+}
+
+/// [`follow`], then `after` on the reader's working directory, before it goes.
+fn follow_then(page: &str, after: &dyn Fn(&Path)) -> usize {
     let text = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("docs/src")
@@ -217,13 +224,45 @@ fn follow(page: &str) -> usize {
     if let Some((status, text)) = pending {
         assert_eq!(status, 0, "{page}: this block failed:\n{text}");
     }
+    after(&dir);
     commands
 }
 
 #[test]
 fn your_first_study_works_as_written() {
-    let commands = follow("tutorials/first-study.md");
+    // The page says the figure's .tex needs no retouching: compiled, it has the SVG's
+    // legend, markers, intervals and ticks, and no legend over data in either.
+    let commands = follow_then("tutorials/first-study.md", &|dir| {
+        let figures = dir.join("reports/me-small/figures");
+        let svg = std::fs::read_to_string(figures.join("wait-vs-rate.svg")).unwrap();
+        let tex = std::fs::read_to_string(figures.join("wait-vs-rate.tex")).unwrap();
+        let colors = ["#E69F00", "#56B4E9"];
+        let drawn_svg = figure_outputs::read_svg(&svg, &colors);
+        if !has_pdflatex() {
+            return;
+        }
+        let work = tempfile::tempdir().unwrap();
+        let drawn_tex = figure_outputs::read_tex(&tex, &colors, work.path());
+        figure_outputs::assert_same_drawing(&drawn_svg, &drawn_tex, 0.015);
+        // The same ticks: the .tex lists the SVG's tick labels.
+        for tick in ["0.02", "0.05", "0.1", "0.2", "0.5"] {
+            assert!(svg.contains(&format!(">{tick}<")), "SVG tick {tick}");
+            assert!(tex.contains(&format!("{{{tick}}}")), ".tex tick {tick}");
+        }
+    });
     assert!(commands >= 6, "{commands} commands");
+}
+
+fn has_pdflatex() -> bool {
+    let found = Command::new("kpsewhich")
+        .arg("pgfplots.sty")
+        .output()
+        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
+    assert!(
+        found || std::env::var("LINKREV_REQUIRE_LATEX").as_deref() != Ok("1"),
+        "LINKREV_REQUIRE_LATEX=1 but no pdflatex with pgfplots"
+    );
+    found
 }
 
 #[test]

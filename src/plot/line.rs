@@ -13,9 +13,13 @@ use std::sync::Once;
 
 use anyhow::{Context, anyhow};
 use plotters::coord::combinators::{BindKeyPoints, LogCoord, WithKeyPoints};
-use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
+use plotters::coord::ranged1d::{
+    AsRangedCoord, DefaultFormatting, KeyPointHint, Ranged, ValueFormatter,
+};
+use plotters::coord::types::RangedCoordf64;
 use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, register_font};
 use plotters_backend::{BackendCoord, DrawingErrorKind};
 
@@ -204,11 +208,12 @@ fn draw<DB: DrawingBackend>(
         x: xr,
         y: yr,
         frame,
+        ..
     } = layout(chart, scale);
     match (chart.log_x, chart.log_y) {
-        (false, false) => draw_on(root, chart, &series, xr, yr, &frame),
-        (true, false) => draw_on(root, chart, &series, log_axis(xr), yr, &frame),
-        (false, true) => draw_on(root, chart, &series, xr, log_axis(yr), &frame),
+        (false, false) => draw_on(root, chart, &series, lin_axis(xr), lin_axis(yr), &frame),
+        (true, false) => draw_on(root, chart, &series, log_axis(xr), lin_axis(yr), &frame),
+        (false, true) => draw_on(root, chart, &series, lin_axis(xr), log_axis(yr), &frame),
         (true, true) => draw_on(root, chart, &series, log_axis(xr), log_axis(yr), &frame),
     }
 }
@@ -221,6 +226,8 @@ struct Layout {
     x: Range<f64>,
     y: Range<f64>,
     frame: Frame,
+    /// The plot area's size in pixels at 100 per inch ([`plot_area`]).
+    plot: (f64, f64),
 }
 
 fn layout(chart: &LineChart, scale: f64) -> Layout {
@@ -251,6 +258,7 @@ fn layout(chart: &LineChart, scale: f64) -> Layout {
             .chain(cdf_span),
         chart.log_y,
     );
+    let plot = plot_area(chart);
     let mut frame = Frame {
         x_span: (xr.start, xr.end),
         y_span: (yr.start, yr.end),
@@ -258,29 +266,208 @@ fn layout(chart: &LineChart, scale: f64) -> Layout {
         log_y: chart.log_y,
         reference,
         scale,
-        legend: SeriesLabelPosition::UpperLeft,
+        legend: None,
     };
-    let (corner, covered) = legend_corner(chart, &series, &frame);
-    frame.legend = corner;
     let mut yr = yr;
-    if covered > 0 && !chart.series.is_empty() {
-        // Every corner holds data: raise the top of the y axis so the legend gets a
-        // band of its own above the data.
-        let f = (legend_fraction(chart).1 + 0.06).min(0.6);
-        yr = if chart.log_y {
-            let (lo, hi) = (yr.start.ln(), yr.end.ln());
-            yr.start..(lo + (hi - lo) / (1.0 - f)).exp()
-        } else {
-            yr.start..yr.start + (yr.end - yr.start) / (1.0 - f)
-        };
-        frame.y_span = (yr.start, yr.end);
-        frame.legend = SeriesLabelPosition::UpperRight;
+    if !chart.series.is_empty() {
+        let size = legend_size(chart);
+        let (corner, covered) = legend_corner(&series, &frame, size, plot);
+        let mut corner = corner;
+        if covered > 0 {
+            // Every corner holds data: raise the top of the y axis so the legend gets a
+            // band of its own above the data.
+            let f = ((size.1 + 2.0 * LEGEND_INSET + 4.0) / plot.1).min(0.6);
+            yr = if chart.log_y {
+                let (lo, hi) = (yr.start.ln(), yr.end.ln());
+                yr.start..(lo + (hi - lo) / (1.0 - f)).exp()
+            } else {
+                yr.start..yr.start + (yr.end - yr.start) / (1.0 - f)
+            };
+            frame.y_span = (yr.start, yr.end);
+            corner = Corner::UpperRight;
+        }
+        frame.legend = Some(LegendBox::at(corner, size, plot));
     }
     Layout {
         series,
         x: xr,
         y: yr,
         frame,
+        plot,
+    }
+}
+
+/// The plot area's size (pixels at 100 per inch): the figure less its margins, title
+/// and axis-label areas, as plotters lays them out. pgfplots draws its axis at exactly
+/// this size (`scale only axis`), so data sit at the same place in both outputs.
+fn plot_area(chart: &LineChart) -> (f64, f64) {
+    register_fonts();
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, chart.size.pixels()).into_drawing_area();
+    let built = frame_builder(&root, chart, 1.0).build_cartesian_2d(0.0..1.0, 0.0..1.0);
+    match built {
+        Ok(ctx) => {
+            let (xs, ys) = ctx.plotting_area().get_pixel_range();
+            (f64::from(xs.end - xs.start), f64::from(ys.end - ys.start))
+        }
+        // Only a figure too small for its labels fails; it fails to draw as well.
+        Err(_) => (1.0, 1.0),
+    }
+}
+
+/// The chart's frame as both [`plot_area`] and [`draw_on`] build it.
+fn frame_builder<'a, 'b, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, plotters::coord::Shift>,
+    chart: &'b LineChart,
+    scale: f64,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .caption(&chart.title, ("sans-serif", TITLE_PX * scale).into_font())
+        .margin(px(6.0, scale))
+        .x_label_area_size(px(34.0, scale))
+        .y_label_area_size(px(48.0, scale));
+    builder
+}
+
+/// Font sizes in pixels (100 per inch); pgfplots gets the same in big points (× 0.72).
+const TITLE_PX: f64 = 13.0;
+const AXIS_LABEL_PX: f64 = 11.0;
+const TICK_PX: f64 = 10.0;
+const LEGEND_PX: f64 = 10.0;
+
+/// The legend's geometry in pixels: its inset from the plot area's corner, inner
+/// padding, row pitch, the width of the line-and-marker sample and the gap before the
+/// text.
+const LEGEND_INSET: f64 = 5.0;
+const LEGEND_PAD: f64 = 6.0;
+const LEGEND_ROW: f64 = 14.0;
+const LEGEND_SAMPLE: f64 = 18.0;
+const LEGEND_GAP: f64 = 5.0;
+
+/// A corner of the plot area.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Corner {
+    UpperLeft,
+    UpperRight,
+    LowerRight,
+    LowerLeft,
+}
+
+/// Where the legend box goes, in pixels from the plot area's top left corner (at 100
+/// per inch): the one description both outputs draw the legend from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct LegendBox {
+    x: f64,
+    y: f64,
+    w: f64,
+    h: f64,
+}
+
+impl LegendBox {
+    fn at(corner: Corner, (w, h): (f64, f64), (plot_w, plot_h): (f64, f64)) -> LegendBox {
+        let x = match corner {
+            Corner::UpperLeft | Corner::LowerLeft => LEGEND_INSET,
+            Corner::UpperRight | Corner::LowerRight => plot_w - LEGEND_INSET - w,
+        };
+        let y = match corner {
+            Corner::UpperLeft | Corner::UpperRight => LEGEND_INSET,
+            Corner::LowerLeft | Corner::LowerRight => plot_h - LEGEND_INSET - h,
+        };
+        LegendBox { x, y, w, h }
+    }
+
+    /// The vertical centre of entry `k`.
+    fn row(&self, k: usize) -> f64 {
+        self.y + LEGEND_PAD + LEGEND_PX / 2.0 + k as f64 * LEGEND_ROW
+    }
+
+    /// The line sample's ends.
+    fn sample(&self) -> (f64, f64) {
+        (self.x + LEGEND_PAD, self.x + LEGEND_PAD + LEGEND_SAMPLE)
+    }
+
+    /// Where an entry's text starts.
+    fn text_x(&self) -> f64 {
+        self.x + LEGEND_PAD + LEGEND_SAMPLE + LEGEND_GAP
+    }
+}
+
+/// The legend's width and height in pixels: its labels measured in the legend font
+/// (DejaVu Sans, which the SVG and PNG use; a paper's font is usually narrower), the
+/// sample, padding and rows.
+fn legend_size(chart: &LineChart) -> (f64, f64) {
+    register_fonts();
+    let font = ("sans-serif", LEGEND_PX).into_font();
+    let widest = chart
+        .series
+        .iter()
+        .map(|s| {
+            font.box_size(&s.label)
+                .map_or(7.0 * s.label.chars().count() as f64, |(w, _)| f64::from(w))
+        })
+        .fold(0.0_f64, f64::max);
+    let rows = chart.series.len().max(1) as f64;
+    (
+        2.0 * LEGEND_PAD + LEGEND_SAMPLE + LEGEND_GAP + widest,
+        2.0 * LEGEND_PAD + LEGEND_PX + (rows - 1.0) * LEGEND_ROW,
+    )
+}
+
+/// A linear axis with our own ticks ([`linear_ticks`]), which pgfplots gets too.
+fn lin_axis(r: Range<f64>) -> Ticked {
+    let ticks = linear_ticks(&r);
+    Ticked {
+        inner: r.into(),
+        ticks,
+    }
+}
+
+/// A linear axis whose ticks are given: plotters' own choice differs from pgfplots',
+/// so both get [`linear_ticks`]. (plotters' `with_key_points` on a linear range gives
+/// up its default label formatting, which the mesh needs even with a formatter set.)
+struct Ticked {
+    inner: RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for Ticked {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, _: Hint) -> Vec<f64> {
+        self.ticks.clone()
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.inner.range()
+    }
+}
+
+/// Ticks on a linear axis: multiples of the coarsest step of 1, 2 or 5 times a power of
+/// ten that gives at least four ticks inside `r` (at most ten).
+pub fn linear_ticks(r: &Range<f64>) -> Vec<f64> {
+    let span = r.end - r.start;
+    if !(span.is_finite() && span > 0.0) {
+        return vec![r.start];
+    }
+    let mut power = 10f64.powf((span / 4.0).log10().floor());
+    loop {
+        for m in [5.0, 2.0, 1.0] {
+            let step = m * power;
+            let first = (r.start / step).ceil() as i64;
+            let last = (r.end / step).floor() as i64;
+            if last - first + 1 >= 4 {
+                return (first..=last)
+                    .map(|k| snap(k as f64 * step, (r.start, r.end)))
+                    .collect();
+            }
+        }
+        power /= 10.0;
     }
 }
 
@@ -448,7 +635,8 @@ struct Frame {
     reference: Option<f64>,
     /// Pixels per SVG pixel (2 for PNG).
     scale: f64,
-    legend: SeriesLabelPosition,
+    /// The legend box at scale 1; `None` without series.
+    legend: Option<LegendBox>,
 }
 
 /// The polyline of one series: the points themselves, or for [`LineKind::Steps`] a
@@ -487,38 +675,15 @@ fn marker_indices(kind: LineKind, len: usize, series_index: usize) -> Vec<usize>
     }
 }
 
-/// The legend's size as fractions of the plot area (width, height): its labels
-/// measured in the legend font, plus the marker, padding and border plotters draws
-/// around them. The plot area is the figure less its margins, caption and axis areas
-/// (the sizes [`draw_on`] gives them).
-fn legend_fraction(chart: &LineChart) -> (f64, f64) {
-    register_fonts();
-    let font = ("sans-serif", 10.0).into_font();
-    let widest = chart
-        .series
-        .iter()
-        .map(|s| {
-            font.box_size(&s.label)
-                .map_or(7.0 * s.label.chars().count() as f64, |(w, _)| f64::from(w))
-        })
-        .fold(0.0_f64, f64::max);
-    let (w, h) = chart.size.pixels();
-    let plot_w = (f64::from(w) - 2.0 * 6.0 - 48.0).max(40.0);
-    let plot_h = (f64::from(h) - 2.0 * 6.0 - 20.0 - 34.0).max(40.0);
-    let legend_w = widest + 40.0;
-    let legend_h = 14.0 * chart.series.len() as f64 + 12.0;
-    ((legend_w / plot_w).min(1.0), (legend_h / plot_h).min(1.0))
-}
-
-/// The corner of the plot whose legend box covers the fewest plotted points (and how
-/// many), for the legend to hide none if it can. The box is measured
-/// ([`legend_fraction`]) and placed as plotters places it, a few pixels in from the
-/// corner; positions are compared in axis fractions (log axes in log space).
+/// The corner whose legend box covers the fewest plotted points and intervals (and
+/// how many), for the legend to hide none if it can. Positions are compared in pixels
+/// of the plot area (log axes in log space), with a margin for the markers.
 fn legend_corner(
-    chart: &LineChart,
     series: &[Vec<Point>],
     frame: &Frame,
-) -> (SeriesLabelPosition, usize) {
+    size: (f64, f64),
+    plot: (f64, f64),
+) -> (Corner, usize) {
     let frac = |v: f64, (lo, hi): (f64, f64), log: bool| {
         if log {
             (v.ln() - lo.ln()) / (hi.ln() - lo.ln())
@@ -526,35 +691,44 @@ fn legend_corner(
             (v - lo) / (hi - lo)
         }
     };
-    // A little more than the box, for the markers' own size and the inset.
-    let (bw, bh) = legend_fraction(chart);
-    let (bw, bh) = ((bw + 0.06).min(1.0), (bh + 0.06).min(1.0));
-    let corners = [
-        (SeriesLabelPosition::UpperLeft, false, true),
-        (SeriesLabelPosition::UpperRight, true, true),
-        (SeriesLabelPosition::LowerRight, true, false),
-        (SeriesLabelPosition::LowerLeft, false, false),
-    ];
-    let mut best = (usize::MAX, SeriesLabelPosition::UpperLeft);
-    for (position, right, upper) in corners {
+    // A marker's reach beyond its centre, and a little air.
+    let margin = 5.0;
+    let mut best = (usize::MAX, Corner::UpperLeft);
+    for corner in [
+        Corner::UpperLeft,
+        Corner::UpperRight,
+        Corner::LowerRight,
+        Corner::LowerLeft,
+    ] {
+        let b = LegendBox::at(corner, size, plot);
+        let (x0, x1) = (b.x - margin, b.x + b.w + margin);
+        let (y0, y1) = (b.y - margin, b.y + b.h + margin);
         let count = series
             .iter()
             .flatten()
-            .flat_map(|p| {
-                [Some(p.y), p.low, p.high]
+            .filter(|p| {
+                let px = frac(p.x, frame.x_span, frame.log_x) * plot.0;
+                if px < x0 || px > x1 {
+                    return false;
+                }
+                // The marker, or any part of its interval, inside the box.
+                let to_px = |y: f64| (1.0 - frac(y, frame.y_span, frame.log_y)) * plot.1;
+                let ys: Vec<f64> = [Some(p.y), p.low, p.high]
                     .into_iter()
                     .flatten()
-                    .map(|y| (p.x, y))
-            })
-            .filter(|&(x, y)| {
-                let fx = frac(x, frame.x_span, frame.log_x);
-                let fy = frac(y, frame.y_span, frame.log_y);
-                (if right { fx > 1.0 - bw } else { fx < bw })
-                    && (if upper { fy > 1.0 - bh } else { fy < bh })
+                    .filter(|&y| !(frame.log_y && y <= 0.0))
+                    .map(to_px)
+                    .collect();
+                let (top, bottom) = ys
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(t, b), &y| {
+                        (t.min(y), b.max(y))
+                    });
+                bottom >= y0 && top <= y1
             })
             .count();
         if count < best.0 {
-            best = (count, position);
+            best = (count, corner);
         }
     }
     (best.1, best.0)
@@ -623,20 +797,14 @@ where
     let err = |e: &dyn std::fmt::Display| anyhow!("drawing chart: {e}");
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let font = |pt: f64| ("sans-serif", pt * scale).into_font();
-    let mut ctx = ChartBuilder::on(root)
-        .caption(&chart.title, font(13.0))
-        .margin(px(6.0, scale))
-        .x_label_area_size(px(34.0, scale))
-        .y_label_area_size(px(48.0, scale))
+    let mut ctx = frame_builder(root, chart, scale)
         .build_cartesian_2d(x, y)
         .map_err(|e| err(&e))?;
     ctx.configure_mesh()
         .x_desc(&chart.x_label)
         .y_desc(&chart.y_label)
-        .label_style(font(10.0))
-        .axis_desc_style(font(11.0))
-        .x_labels(6)
-        .y_labels(6)
+        .label_style(font(TICK_PX))
+        .axis_desc_style(font(AXIS_LABEL_PX))
         .x_label_formatter(&|v| tick_label(snap(*v, frame.x_span)))
         .y_label_formatter(&|v| tick_label(snap(*v, frame.y_span)))
         .light_line_style(TRANSPARENT)
@@ -671,48 +839,21 @@ where
             style: color.stroke_width(px(1.0, scale).max(1)),
         })
     };
-    // Bands first, so no band covers another series' line. A band runs through
-    // consecutive points with an interval only; a point without one breaks it, and a
-    // point with one but no bounded neighbour gets a whisker instead.
-    let mut whiskered: Vec<Vec<bool>> = series
-        .iter()
-        .map(|points| vec![chart.intervals == IntervalStyle::Bars; points.len()])
-        .collect();
-    if chart.intervals == IntervalStyle::Band {
-        for (i, points) in series.iter().enumerate() {
-            let color = rgb(chart.look(i).color);
-            let bounded = |p: &Point| p.low.is_some() && p.high.is_some();
-            let mut start = 0;
-            while start < points.len() {
-                if !bounded(&points[start]) {
-                    start += 1;
-                    continue;
-                }
-                let end = start + points[start..].iter().take_while(|p| bounded(p)).count();
-                let run = &points[start..end];
-                if run.len() == 1 {
-                    whiskered[i][start] = true;
-                } else {
-                    let low = |p: &Point| {
-                        let l = p.low.unwrap_or(p.y);
-                        if below_log_axis(chart, l) { floor } else { l }
-                    };
-                    let outline: Vec<(f64, f64)> = run
-                        .iter()
-                        .filter_map(|p| Some((p.x, p.high?)))
-                        .chain(run.iter().rev().map(|p| (p.x, low(p))))
-                        .collect();
-                    ctx.draw_series(std::iter::once(Polygon::new(
-                        outline,
-                        color.mix(0.22).filled(),
-                    )))
-                    .map_err(|e| err(&e))?;
-                }
-                start = end;
-            }
+    // Bands first, so no band covers another series' line.
+    let mut whiskered: Vec<Vec<bool>> = Vec::with_capacity(series.len());
+    for (i, points) in series.iter().enumerate() {
+        let color = rgb(chart.look(i).color);
+        let (bands, whiskers) = bands(chart, points, floor);
+        for outline in bands {
+            ctx.draw_series(std::iter::once(Polygon::new(
+                outline,
+                color.mix(BAND_OPACITY).filled(),
+            )))
+            .map_err(|e| err(&e))?;
         }
+        whiskered.push(whiskers);
     }
-    for (i, (s, points)) in chart.series.iter().zip(series).enumerate() {
+    for (i, points) in series.iter().enumerate() {
         let look = chart.look(i);
         let color = rgb(look.color);
         let kind = look.marker;
@@ -765,29 +906,95 @@ where
             line: 0,
             dash: None,
         }))
-        .map_err(|e| err(&e))?
-        .label(s.label.as_str())
-        .legend(move |(lx, ly)| Glyph {
-            at: (lx + size * 2, ly),
-            kind,
-            size,
-            color,
-            stroke,
-            line: size * 2,
-            dash,
-        });
+        .map_err(|e| err(&e))?;
     }
-    if !chart.series.is_empty() {
-        ctx.configure_series_labels()
-            .position(frame.legend.clone())
-            .label_font(font(10.0))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(0xAA, 0xAA, 0xAA))
-            .draw()
+    // The legend, drawn from its box ([`LegendBox`]) in the plot area's pixels, as
+    // pgfplots draws it from the same box.
+    if let Some(b) = frame.legend {
+        let area = ctx.plotting_area().strip_coord_spec();
+        let at = |x: f64, y: f64| ((x * scale).round() as i32, (y * scale).round() as i32);
+        area.draw(&Rectangle::new(
+            [at(b.x, b.y), at(b.x + b.w, b.y + b.h)],
+            WHITE.mix(0.85).filled(),
+        ))
+        .map_err(|e| err(&e))?;
+        area.draw(&Rectangle::new(
+            [at(b.x, b.y), at(b.x + b.w, b.y + b.h)],
+            LEGEND_BORDER.stroke_width(1),
+        ))
+        .map_err(|e| err(&e))?;
+        let (s0, s1) = b.sample();
+        for (i, s) in chart.series.iter().enumerate() {
+            let look = chart.look(i);
+            let dash = look
+                .dash
+                .pattern()
+                .map(|(on, off)| (px(on, scale).max(1) as i32, px(off, scale).max(1) as i32));
+            let y = b.row(i);
+            area.draw(&Glyph {
+                at: at((s0 + s1) / 2.0, y),
+                kind: look.marker,
+                size,
+                color: rgb(look.color),
+                stroke,
+                line: (((s1 - s0) / 2.0) * scale).round() as i32,
+                dash,
+            })
             .map_err(|e| err(&e))?;
+            let style = font(LEGEND_PX)
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Left, VPos::Center));
+            area.draw(&Text::new(s.label.as_str(), at(b.text_x(), y), style))
+                .map_err(|e| err(&e))?;
+        }
     }
     Ok(())
 }
+
+/// How opaque an interval band is.
+const BAND_OPACITY: f64 = 0.22;
+
+/// The interval bands of one series' points and which points get a whisker instead.
+/// Under [`IntervalStyle::Band`], a band runs through consecutive points with an
+/// interval; a point without one breaks it, and a point with one but no bounded
+/// neighbour gets a whisker. Under bars, every point with an interval gets a whisker.
+/// A lower bound off a log axis is drawn down to `floor`, the axis' bottom.
+fn bands(chart: &LineChart, points: &[Point], floor: f64) -> (Vec<Vec<(f64, f64)>>, Vec<bool>) {
+    let mut whiskered = vec![chart.intervals == IntervalStyle::Bars; points.len()];
+    let mut outlines = Vec::new();
+    if chart.intervals != IntervalStyle::Band {
+        return (outlines, whiskered);
+    }
+    let bounded = |p: &Point| p.low.is_some() && p.high.is_some();
+    let mut start = 0;
+    while start < points.len() {
+        if !bounded(&points[start]) {
+            start += 1;
+            continue;
+        }
+        let end = start + points[start..].iter().take_while(|p| bounded(p)).count();
+        let run = &points[start..end];
+        if run.len() == 1 {
+            whiskered[start] = true;
+        } else {
+            let low = |p: &Point| {
+                let l = p.low.unwrap_or(p.y);
+                if below_log_axis(chart, l) { floor } else { l }
+            };
+            outlines.push(
+                run.iter()
+                    .filter_map(|p| Some((p.x, p.high?)))
+                    .chain(run.iter().rev().map(|p| (p.x, low(p))))
+                    .collect(),
+            );
+        }
+        start = end;
+    }
+    (outlines, whiskered)
+}
+
+/// The legend box's border.
+const LEGEND_BORDER: RGBColor = RGBColor(0xAA, 0xAA, 0xAA);
 
 /// Formats a number for CSV and TeX: shortest text that reads back to the same `f64`.
 fn num(v: f64) -> String {
@@ -860,79 +1067,172 @@ pub fn tex_escape(s: &str) -> String {
     out
 }
 
+/// A length in pixels (100 per inch) as TeX big points (72 per inch).
+fn bp(px: f64) -> String {
+    format!("{}bp", num((px * 0.72 * 1000.0).round() / 1000.0))
+}
+
+/// A colour as pgfplots writes it.
+fn tex_color((r, g, b): super::Rgb) -> String {
+    format!("{{rgb,255:red,{r};green,{g};blue,{b}}}")
+}
+
+/// A font size in pixels as a TeX font switch of the same printed size.
+fn tex_font(px: f64) -> String {
+    let pt = px * 0.72;
+    format!(
+        "\\fontsize{{{}bp}}{{{}bp}}\\selectfont",
+        num(pt),
+        num((pt * 1.2 * 100.0).round() / 100.0)
+    )
+}
+
+/// The pgfplots mark of a marker shape, with its fill.
+fn tex_mark(marker: Marker, color: &str) -> String {
+    let (mark, fill) = match marker {
+        Marker::Circle => ("*", color),
+        Marker::Triangle => ("triangle*", color),
+        Marker::Square => ("square*", color),
+        Marker::Cross => ("x", color),
+        Marker::HollowCircle => ("*", "white"),
+        Marker::HollowTriangle => ("triangle*", "white"),
+        Marker::HollowSquare => ("square*", "white"),
+    };
+    format!("mark={mark}, mark options={{solid, draw={color}, fill={fill}}}")
+}
+
 /// The chart as a pgfplots `tikzpicture` (needs `\usepackage{pgfplots}`), so a paper can
-/// typeset the figure in its own fonts. Confidence bounds become explicit asymmetric
-/// error bars (`+= (0,high-y) -= (0,y-low)`).
+/// typeset the figure in its own fonts. It is drawn from the SVG's own layout
+/// ([`layout`]): the plot area at the SVG's size (`scale only axis`), the same axis
+/// ranges and ticks, the same dodged x positions, colours, markers (filled or white),
+/// lines, bands and rings, and the legend box at the same place and size, drawn by
+/// TikZ from the same geometry rather than by pgfplots' own legend. Confidence bounds
+/// are explicit asymmetric error bars (`+= (0,high-y) -= (0,y-low)`); the exact x of a
+/// dodged point is in a comment and in the figure's CSV.
 pub fn pgfplots_tex(chart: &LineChart) -> String {
-    let (w, _) = chart.size.pixels();
+    let Layout {
+        series,
+        x,
+        y,
+        frame,
+        plot,
+    } = layout(chart, 1.0);
+    let size = 3.0;
     let mut out = String::new();
-    out.push_str("% Requires \\usepackage{pgfplots}.\n\\begin{tikzpicture}\n\\begin{axis}[\n");
-    let _ = writeln!(out, "  width={}in,", w as f64 / 100.0);
+    out.push_str(
+        "% Requires \\usepackage{pgfplots}. Drawn from the same layout as the SVG: \
+         plot area, ranges, ticks, legend.\n\\begin{tikzpicture}\n\\begin{axis}[\n",
+    );
+    let _ = writeln!(
+        out,
+        "  scale only axis, width={}, height={},",
+        bp(plot.0),
+        bp(plot.1)
+    );
     let _ = writeln!(out, "  title={{{}}},", tex_escape(&chart.title));
     let _ = writeln!(out, "  xlabel={{{}}},", tex_escape(&chart.x_label));
     let _ = writeln!(out, "  ylabel={{{}}},", tex_escape(&chart.y_label));
-    // The report's own axis ranges, ticks and legend corner (the reference line, such
-    // as a paired figure's zero, inside the range even when every point lies on one
-    // side of it).
-    let Layout { x, y, frame, .. } = layout(chart, 1.0);
+    let _ = writeln!(
+        out,
+        "  title style={{font={}}}, label style={{font={}}}, tick label style={{font={}}},",
+        tex_font(TITLE_PX),
+        tex_font(AXIS_LABEL_PX),
+        tex_font(TICK_PX)
+    );
     let _ = writeln!(out, "  xmin={}, xmax={},", num(x.start), num(x.end));
     let _ = writeln!(out, "  ymin={}, ymax={},", num(y.start), num(y.end));
-    for (axis, log, range) in [("x", chart.log_x, &x), ("y", chart.log_y, &y)] {
+    for (axis, log, range, span) in [
+        ("x", chart.log_x, &x, frame.x_span),
+        ("y", chart.log_y, &y, frame.y_span),
+    ] {
+        let ticks = if log {
+            log_ticks(range)
+        } else {
+            linear_ticks(range)
+        };
         if log {
-            let ticks: Vec<String> = log_ticks(range).into_iter().map(num).collect();
-            let _ = writeln!(
-                out,
-                "  {axis}mode=log, log ticks with fixed point, {axis}tick={{{}}},",
-                ticks.join(",")
-            );
+            let _ = writeln!(out, "  {axis}mode=log,");
         }
+        let values: Vec<String> = ticks.iter().map(|&v| num(v)).collect();
+        let labels: Vec<String> = ticks
+            .iter()
+            .map(|&v| format!("{{{}}}", tex_escape(&tick_label(snap(v, span)))))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {axis}tick={{{}}}, {axis}ticklabels={{{}}},",
+            values.join(","),
+            labels.join(",")
+        );
     }
-    let corner = match frame.legend {
-        SeriesLabelPosition::UpperRight => "north east",
-        SeriesLabelPosition::LowerRight => "south east",
-        SeriesLabelPosition::LowerLeft => "south west",
-        _ => "north west",
-    };
-    let _ = writeln!(out, "  legend pos={corner},\n]");
-    if let Some(r) = chart
-        .reference_y
-        .filter(|v| v.is_finite() && (!chart.log_y || *v > 0.0))
-    {
+    let _ = writeln!(
+        out,
+        "  scaled ticks=false, axis x line*=bottom, axis y line*=left, tick align=outside,\n  \
+         grid=major, major grid style={{draw={}}}, legend style={{draw=none}},\n]",
+        tex_color((0xDD, 0xDD, 0xDD))
+    );
+    if let Some(r) = frame.reference {
         // Across the whole axis, whatever its limits turn out to be.
         let _ = writeln!(
             out,
-            "\\draw[gray] ({{rel axis cs:0,0}} |- {{axis cs:0,{r}}}) -- ({{rel axis cs:1,0}} |- {{axis cs:0,{r}}});",
-            r = num(r)
+            "\\draw[draw={}, line width={}] ({{rel axis cs:0,0}} |- {{axis cs:{x0},{r}}}) -- ({{rel axis cs:1,0}} |- {{axis cs:{x0},{r}}});",
+            tex_color((0x77, 0x77, 0x77)),
+            bp(1.0),
+            r = num(r),
+            x0 = num(x.start)
         );
     }
-    // A staircase is pgfplots' `const plot` (hold y until the next x); confidence
-    // intervals are explicit error bars for either interval style.
-    let options = match chart.kind {
-        LineKind::Markers => "error bars/.cd, y dir=both, y explicit",
-        LineKind::Steps => "const plot, mark repeat=50",
-    };
-    for (i, s) in chart.series.iter().enumerate() {
-        // The figure's own colour, marker and line, so the LaTeX version matches the
-        // report.
+    for (i, points) in series.iter().enumerate() {
         let look = chart.look(i);
-        let (r, g, b) = look.color;
-        let mark = match look.marker {
-            Marker::Circle => "*",
-            Marker::Triangle => "triangle*",
-            Marker::Square => "square*",
-            Marker::Cross => "x",
-            Marker::HollowCircle => "o",
-            Marker::HollowTriangle => "triangle",
-            Marker::HollowSquare => "square",
+        let color = tex_color(look.color);
+        let (outlines, whiskered) = bands(chart, points, y.start);
+        for outline in outlines {
+            let path: Vec<String> = outline
+                .iter()
+                .map(|&(a, b)| format!("(axis cs:{},{})", num(a), num(b)))
+                .collect();
+            let _ = writeln!(
+                out,
+                "\\fill[fill={color}, fill opacity={}] {} -- cycle;",
+                num(BAND_OPACITY),
+                path.join(" -- ")
+            );
+        }
+        let dash = match look.dash.pattern() {
+            None => "solid".to_string(),
+            Some((on, off)) => format!("dash pattern=on {} off {}", bp(on), bp(off)),
+        };
+        let line = match chart.kind {
+            LineKind::Markers => "",
+            LineKind::Steps => "const plot, ",
+        };
+        let marked: Vec<String> = marker_indices(chart.kind, points.len(), i)
+            .into_iter()
+            .map(|j| (j + 1).to_string())
+            .collect();
+        let stroke = match chart.kind {
+            LineKind::Markers => 1.5,
+            LineKind::Steps => 1.0,
         };
         let _ = writeln!(
             out,
-            "\\addplot+[color={{rgb,255:red,{r};green,{g};blue,{b}}}, mark={mark}, {options}] \
-             coordinates {{"
+            "\\addplot[{line}color={color}, line width={}, {dash}, {}, mark size={}, \
+             mark indices={{{}}}, error bars/.cd, y dir=both, y explicit, \
+             error bar style={{line width={}, solid}}, \
+             error mark options={{rotate=90, mark size={}, line width={}, solid}}] coordinates {{",
+            bp(stroke),
+            tex_mark(look.marker, &color),
+            bp(size),
+            marked.join(","),
+            bp(1.0),
+            bp(size),
+            bp(1.0)
         );
-        for p in plotted_points(chart, &s.points) {
+        let exact: Vec<Point> = plotted_points(chart, &chart.series[i].points);
+        for (k, p) in points.iter().enumerate() {
             let _ = write!(out, "  ({}, {})", num(p.x), num(p.y));
             match (p.low, p.high) {
+                _ if !whiskered[k] => {}
                 (Some(l), Some(h)) if below_log_axis(chart, l) => {
                     // pgfplots cannot place it; the exact bound is in the CSV.
                     let _ = write!(
@@ -947,11 +1247,70 @@ pub fn pgfplots_tex(chart: &LineChart) -> String {
                 }
                 _ => {}
             }
+            if let Some(e) = exact.get(k).filter(|e| e.x != p.x) {
+                let _ = write!(out, " % x = {} (drawn beside its neighbours)", num(e.x));
+            }
             out.push('\n');
         }
         out.push_str("};\n");
-        let _ = writeln!(out, "\\addlegendentry{{{}}}", tex_escape(&s.label));
+        let rings: Vec<String> = points
+            .iter()
+            .filter(|p| p.short)
+            .map(|p| format!("({}, {})", num(p.x), num(p.y)))
+            .collect();
+        if !rings.is_empty() {
+            let _ = writeln!(
+                out,
+                "\\addplot[only marks, forget plot, mark=o, mark size={}, mark options={{draw={}, line width={}}}] coordinates {{{}}};",
+                bp(2.0 * size + 1.0),
+                tex_color((0x66, 0x66, 0x66)),
+                bp(1.0),
+                rings.join(" ")
+            );
+        }
     }
-    out.push_str("\\end{axis}\n\\end{tikzpicture}\n");
+    out.push_str("\\end{axis}\n");
+    if let Some(b) = frame.legend {
+        // The legend, from the SVG's box: offsets from the plot area's top left corner.
+        let at = |x: f64, y: f64| format!("({},{})", bp(x), bp(-y));
+        let _ = writeln!(
+            out,
+            "\\begin{{scope}}[shift={{(current axis.north west)}}]\n\
+             \\draw[fill=white, fill opacity=0.85, draw={}, line width={}] {} \
+             coordinate (linkrev legend nw) rectangle {} coordinate (linkrev legend se);",
+            tex_color((0xAA, 0xAA, 0xAA)),
+            bp(1.0),
+            at(b.x, b.y),
+            at(b.x + b.w, b.y + b.h)
+        );
+        let (s0, s1) = b.sample();
+        for (i, s) in chart.series.iter().enumerate() {
+            let look = chart.look(i);
+            let color = tex_color(look.color);
+            let row = b.row(i);
+            let dash = match look.dash.pattern() {
+                None => "solid".to_string(),
+                Some((on, off)) => format!("dash pattern=on {} off {}", bp(on), bp(off)),
+            };
+            let _ = writeln!(
+                out,
+                "\\draw[draw={color}, line width={}, {dash}] {} -- {};\n\
+                 \\draw[draw={color}, line width={}] plot[{}, mark size={}] coordinates {{{}}};\n\
+                 \\node[anchor=west, inner sep=0pt, font={}] at {} {{{}}};",
+                bp(1.5),
+                at(s0, row),
+                at(s1, row),
+                bp(1.5),
+                tex_mark(look.marker, &color),
+                bp(size),
+                at((s0 + s1) / 2.0, row),
+                tex_font(LEGEND_PX),
+                at(b.text_x(), row),
+                tex_escape(&s.label)
+            );
+        }
+        out.push_str("\\end{scope}\n");
+    }
+    out.push_str("\\end{tikzpicture}\n");
     out
 }

@@ -865,3 +865,45 @@ fn chaos_of_kills_twin_shards_and_merges_ends_clean_or_refused() {
     assert_eq!(tables(&clean), tables(&dir));
     eprintln!("chaos: {merged} merges succeeded along the way");
 }
+
+/// A dry run warns when its results directory holds another spec's runs, which the
+/// sweep itself would refuse, and still prints the plan (exit 0).
+#[test]
+fn a_dry_run_warns_of_a_results_directory_of_another_spec() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results");
+    std::fs::create_dir(&results).unwrap();
+    std::fs::write(results.join("spec.toml"), "name = \"other\"\n").unwrap();
+    let spec = tmp.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        "name = \"s\"\nmaster_seed = 1\nreplications = 2\nalgorithms = [\"le-malpani\"]\n\
+         [mobility]\nnodes = 5\nduration = 10.0\n",
+    )
+    .unwrap();
+    let out = linkrev(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--dry-run",
+        "--results",
+        results.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("holds results of a different spec")
+            && stderr.contains("the sweep would refuse it"),
+        "{stderr}"
+    );
+    // Into an empty directory, no warning.
+    let fresh = tmp.path().join("fresh");
+    let out = linkrev(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--dry-run",
+        "--results",
+        fresh.to_str().unwrap(),
+    ]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
+    assert!(!fresh.exists(), "a dry run writes nothing");
+}

@@ -127,6 +127,36 @@ fn unknown_key_is_named_with_a_suggestion() {
 }
 
 #[test]
+fn a_key_in_the_wrong_table_says_where_it_belongs() {
+    let m = error(
+        &ME.replace(
+            "[workload]",
+            "[network]\nrouting = \"discovery\"\n\n[workload]",
+        ),
+        "network.routing",
+    );
+    contains(
+        &m,
+        "unknown key: `routing` is a parameter of me-raymond: put it under [params.me-raymond]",
+    );
+    let m = error(
+        &ME.replace("duration = 60.0", "duration = 60.0\nrate = 0.1"),
+        "mobility.rate",
+    );
+    contains(&m, "`rate` is a key of [workload]: put it there");
+    let m = error(
+        &ME.replace("cs_time = 0.1", "cs_time = 0.1\nrange = 100.0"),
+        "workload.range",
+    );
+    contains(&m, "`range` is a key of [network]: put it there");
+    let m = error(
+        &ME.replace("cs_time = 0.1", "cs_time = 0.1\nreplications = 5"),
+        "workload.replications",
+    );
+    contains(&m, "`replications` is a top-level key");
+}
+
+#[test]
 fn wrong_type_is_named() {
     let m = error(
         &ME.replace("nodes = 10", "nodes = \"ten\""),

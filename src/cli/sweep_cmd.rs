@@ -74,6 +74,15 @@ pub fn run(args: SweepArgs) -> anyhow::Result<Outcome> {
     }
     if args.dry_run {
         print_plan(&spec, &plan)?;
+        // The sweep itself would refuse a directory of another spec's runs: say so now,
+        // before the user starts it.
+        let dir = args
+            .results
+            .clone()
+            .unwrap_or_else(|| Path::new("results").join(&plan.experiment));
+        if let Err(e) = crate::sweep::spec_copy::refuse_other_spec(&plan, &dir) {
+            eprintln!("warning: {e:#}; the sweep would refuse it");
+        }
         Ok(Outcome::Success)
     } else {
         execute(&plan, &args)

@@ -323,11 +323,30 @@ fn frame_builder<'a, 'b, DB: DrawingBackend>(
 ) -> ChartBuilder<'a, 'b, DB> {
     let mut builder = ChartBuilder::on(root);
     builder
-        .caption(&chart.title, ("sans-serif", TITLE_PX * scale).into_font())
+        .caption(
+            &chart.title,
+            ("sans-serif", title_px(chart) * scale).into_font(),
+        )
         .margin(px(6.0, scale))
         .x_label_area_size(px(34.0, scale))
         .y_label_area_size(px(48.0, scale));
     builder
+}
+
+/// The title's font size: [`TITLE_PX`], or smaller (down to 8 px) for a title that
+/// would not fit the figure's width, which would otherwise be cut at both ends.
+fn title_px(chart: &LineChart) -> f64 {
+    register_fonts();
+    let room = f64::from(chart.size.pixels().0) - 2.0 * 8.0;
+    let width = ("sans-serif", TITLE_PX)
+        .into_font()
+        .box_size(&chart.title)
+        .map_or(0.0, |(w, _)| f64::from(w));
+    if width <= room {
+        TITLE_PX
+    } else {
+        (TITLE_PX * room / width).max(8.0)
+    }
 }
 
 /// Font sizes in pixels (100 per inch); pgfplots gets the same in big points (× 0.72).
@@ -1135,7 +1154,7 @@ pub fn pgfplots_tex(chart: &LineChart) -> String {
     let _ = writeln!(
         out,
         "  title style={{font={}}}, label style={{font={}}}, tick label style={{font={}}},",
-        tex_font(TITLE_PX),
+        tex_font((title_px(chart) * 10.0).floor() / 10.0),
         tex_font(AXIS_LABEL_PX),
         tex_font(TICK_PX)
     );

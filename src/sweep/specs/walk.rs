@@ -272,13 +272,16 @@ impl Parser<'_> {
         )
     }
 
-    /// Refuses keys outside `known`, suggesting the closest known one.
+    /// Refuses keys outside `known`: a key that belongs in another table says which
+    /// ("`routing` is a parameter of me-raymond: put it under [params.me-raymond]");
+    /// otherwise the closest known key is suggested.
     fn unknown_keys(&self, table: &Table, prefix: &str, known: &[&str]) -> Result<(), InputError> {
         for key in table.keys() {
             if !known.contains(&key.as_str()) {
-                let hint = match closest(key, known) {
-                    Some(k) => format!("; did you mean `{k}`?"),
-                    None => format!(" (known: {})", known.join(", ")),
+                let hint = match (elsewhere(key, prefix), closest(key, known)) {
+                    (Some(place), _) => format!(": {place}"),
+                    (None, Some(k)) => format!("; did you mean `{k}`?"),
+                    (None, None) => format!(" (known: {})", known.join(", ")),
                 };
                 return Err(self.err(&format!("{prefix}{key}"), format!("unknown key{hint}")));
             }
@@ -604,6 +607,41 @@ fn workload_families() -> String {
         .map(|f| f.name())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Where a key refused in the table at `prefix` (`mobility.`, `network.`, …) belongs,
+/// if it is a key of another table or an algorithm's parameter.
+fn elsewhere(key: &str, prefix: &str) -> Option<String> {
+    let tables: [(&str, &[super::schema::Field]); 3] = [
+        ("mobility", super::schema::RWP_FIELDS),
+        ("network", super::schema::NETWORK_FIELDS),
+        ("workload", super::schema::WORKLOAD_FIELDS),
+    ];
+    let here = prefix.trim_end_matches('.');
+    if let Some((table, _)) = tables
+        .iter()
+        .find(|(t, fields)| *t != here && fields.iter().any(|f| f.key == key))
+    {
+        return Some(format!("`{key}` is a key of [{table}]: put it there"));
+    }
+    let owners: Vec<&str> = Algorithm::all()
+        .filter(|a| a.params().iter().any(|p| p.name == key))
+        .map(Algorithm::name)
+        .collect();
+    if !owners.is_empty() && !here.starts_with("params.") {
+        let tables: Vec<String> = owners.iter().map(|a| format!("[params.{a}]")).collect();
+        return Some(format!(
+            "`{key}` is a parameter of {}: put it under {}",
+            owners.join(" and "),
+            tables.join(" or ")
+        ));
+    }
+    if super::schema::TOP_KEYS.contains(&key) && !here.is_empty() {
+        return Some(format!(
+            "`{key}` is a top-level key: put it above the first table"
+        ));
+    }
+    None
 }
 
 #[cfg(test)]

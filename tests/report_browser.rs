@@ -102,9 +102,17 @@ fn report_renders_in_headless_chromium_without_console_errors() {
     // No table makes the page scroll sideways at a laptop's width: a copy of the page
     // with a probe script records whether the document is wider than the window.
     let probe = out.join("probe.html");
+    // It also counts table headers broken inside a word: a header's words are text
+    // nodes between `<wbr>`s, and one drawn on two lines was broken inside.
     let script = "<script>document.body.setAttribute('data-wide', \
                   String(document.documentElement.scrollWidth > \
-                  document.documentElement.clientWidth));</script></body>";
+                  document.documentElement.clientWidth));\
+                  let broken = 0; for (const th of document.querySelectorAll('th')) {\
+                  for (const n of th.childNodes) { if (n.nodeType !== 3 || /\\s/.test(n.textContent)) continue;\
+                  const r = document.createRange(); r.selectNodeContents(n);\
+                  const tops = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));\
+                  if (tops.size > 1) broken++; } }\
+                  document.body.setAttribute('data-broken', String(broken));</script></body>";
     std::fs::write(&probe, page.replace("</body>", script)).unwrap();
     let dom = browse(
         &browser,
@@ -116,5 +124,10 @@ fn report_renders_in_headless_chromium_without_console_errors() {
     assert!(
         dom.contains("data-wide=\"false\""),
         "the report is wider than a 1280-pixel window"
+    );
+    assert!(
+        dom.contains("data-broken=\"0\""),
+        "table headers broken inside a word: {}",
+        dom.split("data-broken=\"").nth(1).unwrap_or("").split('"').next().unwrap_or("")
     );
 }

@@ -310,7 +310,8 @@ body{font-family:'DejaVu Sans',Verdana,sans-serif;max-width:1200px;margin:2em au
 padding:0 1em;color:#222;line-height:1.4}\
 h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}\
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0;max-width:100%}\
-th,td{border:1px solid #ccc;padding:.2em .5em;text-align:right}th,td.t{overflow-wrap:anywhere}\
+th,td{border:1px solid #ccc;padding:.2em .5em;text-align:right}td.t{overflow-wrap:anywhere}\
+th{overflow-wrap:normal;word-break:keep-all;hyphens:manual}\
 th{background:#f3f3f3}td.t,th.t{text-align:left}\
 .ok{background:#e8f5e9;border:2px solid #2e7d32;padding:.6em 1em}\
 .bad{background:#ffebee;border:2px solid #c62828;padding:.6em 1em}\

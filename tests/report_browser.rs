@@ -128,6 +128,11 @@ fn report_renders_in_headless_chromium_without_console_errors() {
     assert!(
         dom.contains("data-broken=\"0\""),
         "table headers broken inside a word: {}",
-        dom.split("data-broken=\"").nth(1).unwrap_or("").split('"').next().unwrap_or("")
+        dom.split("data-broken=\"")
+            .nth(1)
+            .unwrap_or("")
+            .split('"')
+            .next()
+            .unwrap_or("")
     );
 }

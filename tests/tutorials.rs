@@ -121,6 +121,18 @@ fn follow(page: &str) -> usize {
     follow_then(page, &|_| {})
 }
 
+/// The bound a page states for each of its commands: "every command finishes in under
+/// N seconds on 2 cores" (the words may run across lines).
+fn stated_bound(text: &str) -> Option<f64> {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let rest = flat.split("every command finishes in under ").nth(1)?;
+    let (n, after) = rest.split_once(' ')?;
+    after
+        .starts_with("seconds on 2 cores")
+        .then(|| n.parse().ok())
+        .flatten()
+}
+
 /// [`follow`], then `after` on the reader's working directory, before it goes.
 fn follow_then(page: &str, after: &dyn Fn(&Path)) -> usize {
     let text = std::fs::read_to_string(
@@ -129,6 +141,9 @@ fn follow_then(page: &str, after: &dyn Fn(&Path)) -> usize {
             .join(page),
     )
     .unwrap();
+    let bound = stated_bound(&text).unwrap_or_else(|| {
+        panic!("{page} does not say how long its commands take (\"every command finishes in under N seconds on 2 cores\")")
+    });
     let work = tempfile::tempdir().unwrap();
     let bin = work.path().join("bin");
     std::fs::create_dir(&bin).unwrap();
@@ -177,12 +192,28 @@ fn follow_then(page: &str, after: &dyn Fn(&Path)) -> usize {
                     .filter(|l| !l.trim_start().starts_with("cargo install"))
                     .filter(|l| has_latex || !l.contains("pdflatex"))
                     .collect();
+                let started = std::time::Instant::now();
                 let output = Command::new("sh")
                     .args(["-e", "-c", &script.join("\n")])
                     .current_dir(&dir)
                     .env("PATH", &path)
                     .output()
                     .unwrap();
+                // The page's stated bound per command, generously: this binary may be
+                // a debug build, and the machine busy.
+                let took = started.elapsed().as_secs_f64();
+                let lines = script
+                    .iter()
+                    .filter(|l| !l.trim().is_empty())
+                    .count()
+                    .max(1);
+                let slack = if cfg!(debug_assertions) { 20.0 } else { 2.0 };
+                assert!(
+                    took <= bound * slack * lines as f64,
+                    "{page}: the page says every command finishes in under {bound} s on 2 \
+                     cores, but this block of {lines} took {took:.1} s:\n{}",
+                    block.text
+                );
                 let all = format!(
                     "{}{}",
                     String::from_utf8_lossy(&output.stdout),
@@ -246,7 +277,10 @@ fn your_first_study_works_as_written() {
         figure_outputs::assert_same_drawing(&drawn_svg, &drawn_tex, 0.015);
         // The same ticks: the .tex lists the SVG's tick labels.
         for tick in ["0.02", "0.05", "0.1", "0.2", "0.5"] {
-            assert!(svg.contains(&format!(">{tick}<")), "SVG tick {tick}");
+            assert!(
+                svg.contains(&format!("\n{tick}\n</text>")),
+                "SVG tick {tick}"
+            );
             assert!(tex.contains(&format!("{{{tick}}}")), ".tex tick {tick}");
         }
     });

@@ -1096,9 +1096,11 @@ fn tex_color((r, g, b): super::Rgb) -> String {
     format!("{{rgb,255:red,{r};green,{g};blue,{b}}}")
 }
 
-/// A font size in pixels as a TeX font switch of the same printed size.
-fn tex_font(px: f64) -> String {
-    let pt = px * 0.72;
+/// A font size as plotters takes it as a TeX font switch of the same printed size:
+/// plotters draws a font of size `s` at `s / 1.24` pixels (its SVG says so), and a pixel
+/// is 0.72 bp.
+fn tex_font(size: f64) -> String {
+    let pt = (size / 1.24 * 0.72 * 100.0).round() / 100.0;
     format!(
         "\\fontsize{{{}bp}}{{{}bp}}\\selectfont",
         num(pt),

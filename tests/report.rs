@@ -1481,4 +1481,57 @@ fn a_report_of_the_demo_with_a_label_map_names_no_algorithm_by_its_registry_name
         }
     }
     assert!(legends > 100 && saw_mapped, "{legends} legend entries read");
+
+    // Every figure file has its caption beside it, as the page prints it, and the
+    // LaTeX ones compile.
+    let page = std::fs::read_to_string(report.join("index.html")).unwrap();
+    let mut captions = Vec::new();
+    for entry in std::fs::read_dir(report.join("figures")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let Some(stem) = name.strip_suffix(".svg") else {
+            continue;
+        };
+        let dir = report.join("figures");
+        let text = std::fs::read_to_string(dir.join(format!("{stem}.caption.txt")))
+            .unwrap_or_else(|_| panic!("no caption beside {name}"));
+        let tex = std::fs::read_to_string(dir.join(format!("{stem}.caption.tex"))).unwrap();
+        assert!(text.contains(" Experiment demo-"), "{stem}: {text}");
+        assert!(tex.starts_with("\\caption{") && tex.trim_end().ends_with('}'));
+        // The page's caption is the file's, after the title.
+        // (its end: the title may hold a ". " of its own, "max. speed").
+        let note = text.rsplit_once(" Experiment ").unwrap().0;
+        let start = note.char_indices().rev().nth(150).map_or(0, |(i, _)| i);
+        let note = &note[start..];
+        let escaped = note
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('\'', "&#39;")
+            .replace('"', "&quot;");
+        assert!(page.contains(&escaped), "{stem}: the page lacks {escaped}");
+        captions.push(format!(
+            "\\begin{{figure}}\\input{{{stem}.caption.tex}}\\end{{figure}}\n"
+        ));
+    }
+    assert!(captions.len() >= 12, "{} captions", captions.len());
+    let has_latex = Command::new("pdflatex")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if has_latex {
+        let doc = format!(
+            "\\documentclass{{article}}\n\\begin{{document}}\n{}\\end{{document}}\n",
+            captions.join("")
+        );
+        std::fs::write(report.join("figures/captions.tex"), doc).unwrap();
+        let run = Command::new("pdflatex")
+            .args(["-interaction=nonstopmode", "-halt-on-error", "captions.tex"])
+            .current_dir(report.join("figures"))
+            .output()
+            .unwrap();
+        let log = String::from_utf8_lossy(&run.stdout);
+        assert!(run.status.success(), "{log}");
+        assert!(!log.contains("Missing character"), "{log}");
+    }
 }

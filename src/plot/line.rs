@@ -1080,7 +1080,32 @@ pub fn tex_escape(s: &str) -> String {
             '→' => out.push_str("$\\rightarrow$"),
             '–' => out.push_str("--"),
             '—' => out.push_str("---"),
-            _ => out.push(c),
+            '…' => out.push_str("\\ldots{}"),
+            '‘' | '’' => out.push('\''),
+            '“' => out.push_str("``"),
+            '”' => out.push_str("''"),
+            'Š' => out.push_str("\\v{S}"),
+            'š' => out.push_str("\\v{s}"),
+            '∞' => out.push_str("$\\infty$"),
+            '≠' => out.push_str("$\\neq$"),
+            '√' => out.push_str("$\\surd$"),
+            '₀'..='₉' => {
+                let d = c as u32 - '₀' as u32;
+                out.push_str(&format!("$_{d}$"));
+            }
+            '⁰' | '¹' | '²' | '³' | '⁴'..='⁹' => {
+                let d = match c {
+                    '¹' => 1,
+                    '²' => 2,
+                    '³' => 3,
+                    _ => c as u32 - '⁰' as u32,
+                };
+                out.push_str(&format!("$^{d}$"));
+            }
+            _ => match greek(c) {
+                Some(name) => out.push_str(&format!("$\\{name}$")),
+                None => out.push(c),
+            },
         }
     }
     out
@@ -1120,6 +1145,32 @@ fn tex_mark(marker: Marker, color: &str) -> String {
         Marker::HollowSquare => ("square*", "white"),
     };
     format!("mark={mark}, mark options={{solid, draw={color}, fill={fill}}}")
+}
+
+/// The TeX name of a Greek letter our labels and captions may hold.
+fn greek(c: char) -> Option<&'static str> {
+    Some(match c {
+        'α' => "alpha",
+        'β' => "beta",
+        'γ' => "gamma",
+        'ε' => "varepsilon",
+        'θ' => "theta",
+        'κ' => "kappa",
+        'ν' => "nu",
+        'π' => "pi",
+        'ρ' => "rho",
+        'σ' => "sigma",
+        'φ' => "varphi",
+        'χ' => "chi",
+        'ψ' => "psi",
+        'ω' => "omega",
+        'Γ' => "Gamma",
+        'Λ' => "Lambda",
+        'Σ' => "Sigma",
+        'Φ' => "Phi",
+        'Ω' => "Omega",
+        _ => return None,
+    })
 }
 
 /// The chart as a pgfplots `tikzpicture` (needs `\usepackage{pgfplots}`), so a paper can

@@ -671,6 +671,13 @@ x = "nodes"
 y = "msgs_per_cs"
 a = "me-rl"
 b = "me-raymond routing=discovery"
+
+[[figure]]
+name = "msgs-oracle"
+x = "nodes"
+y = "msgs_per_cs"
+series = "variant"
+filter = { routing = "oracle" }
 "#,
     );
     let report = dir.path().join("report");
@@ -685,4 +692,33 @@ b = "me-raymond routing=discovery"
     let page = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(page.contains("msgs-paired-discovery"), "no paired figure");
     assert!(!page.contains("no partner"), "a run without a partner");
+
+    // ±2% from at most 9 runs: the points stop at max short of the target, and the
+    // figures ring them and say how far they got.
+    let figs = report.join("figures");
+    let caption = std::fs::read_to_string(figs.join("msgs-paired-discovery.caption.txt")).unwrap();
+    assert!(caption.contains("Ringed: "), "{caption}");
+    assert!(caption.contains("at n = 9: "), "{caption}");
+    let svg = std::fs::read_to_string(figs.join("msgs-paired-discovery.svg")).unwrap();
+    assert!(svg.contains("stroke=\"#666666\""), "no ring drawn");
+    let tex = std::fs::read_to_string(figs.join("msgs-paired-discovery.tex")).unwrap();
+    assert!(
+        tex.contains("\\addplot[only marks, forget plot, mark=o"),
+        "no ring in the .tex"
+    );
+
+    // A filter on Raymond's routing keeps RL, which has no routing, and says so.
+    let caption = std::fs::read_to_string(figs.join("msgs-oracle.caption.txt")).unwrap();
+    assert!(
+        caption.contains("RL (me-rl), which has no `routing`, is kept whole"),
+        "{caption}"
+    );
+    let points = std::fs::read_to_string(figs.join("msgs-oracle.csv")).unwrap();
+    assert!(points.lines().any(|l| l.starts_with("RL,")), "{points}");
+    assert!(
+        points
+            .lines()
+            .any(|l| l.starts_with("Raymond (oracle routing),"))
+    );
+    assert!(!points.contains("discovery"), "{points}");
 }

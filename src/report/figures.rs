@@ -151,7 +151,7 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
         }
     };
     if !matches!(spec.kind, FigureKind::Ecdf) && !experiment.short_runs.is_empty() {
-        ring_short_points(spec, &used, &experiment.short_runs, &mut panels)?;
+        ring_short_points(spec, &used, experiment, &mut panels)?;
     }
     let mut series_keys = name_series(spec, &mut panels)?;
     // Facet values are named in panel titles, so label entries may name them too.
@@ -201,12 +201,18 @@ pub fn build(spec: &FigureSpec, experiment: &Experiment) -> anyhow::Result<Figur
 fn ring_short_points(
     spec: &FigureSpec,
     used: &DataFrame,
-    short_runs: &std::collections::HashSet<u64>,
+    experiment: &Experiment,
     panels: &mut [Panel],
 ) -> anyhow::Result<()> {
+    let short_runs = &experiment.short_runs;
     let index = used.column("run_index")?.u64()?;
     let rows: Vec<usize> = (0..used.height())
-        .filter(|&i| index.get(i).is_some_and(|r| short_runs.contains(&r)))
+        .filter(|&i| index.get(i).is_some_and(|r| short_runs.contains_key(&r)))
+        .collect();
+    // The sweep point of each short row, for the caption's list of precisions reached.
+    let point_of: Vec<usize> = rows
+        .iter()
+        .filter_map(|&i| index.get(i).and_then(|r| short_runs.get(&r).copied()))
         .collect();
     if rows.is_empty() {
         return Ok(());
@@ -219,28 +225,58 @@ fn ring_short_points(
         None => vec![None; short.height()],
     };
     let part = super::legend::PART_SEPARATOR;
+    let decision = experiment.sequential.as_ref();
     for panel in panels.iter_mut() {
         let (mut ringed, mut points) = (0, 0);
+        let mut behind: BTreeSet<usize> = BTreeSet::new();
         for s in &mut panel.chart.series {
             for p in &mut s.points {
                 points += 1;
-                p.short = (0..short.height()).any(|i| {
-                    facets[i] == panel.facet
-                        && xs[i] == Some(p.x)
-                        && (keys[i].is_empty()
-                            || s.label == keys[i]
-                            || s.label.starts_with(&format!("{}{part}", keys[i])))
-                });
+                let rows: Vec<usize> = (0..short.height())
+                    .filter(|&i| {
+                        facets[i] == panel.facet
+                            && xs[i] == Some(p.x)
+                            && (keys[i].is_empty()
+                                || s.label == keys[i]
+                                || s.label.starts_with(&format!("{}{part}", keys[i])))
+                    })
+                    .collect();
+                p.short = !rows.is_empty();
+                behind.extend(rows.iter().map(|&i| point_of[i]));
                 ringed += usize::from(p.short);
             }
         }
-        if ringed > 0 {
-            panel.note.push_str(&format!(
-                " Ringed: {ringed} of the {points} points rest on sweep points that stopped at \
-                 their replication maximum short of the precision target (the report's \
-                 precision table gives each one's interval)."
-            ));
+        if ringed == 0 {
+            continue;
         }
+        // The precision each sweep point behind them reached, its least precise
+        // interval first.
+        let reached: Vec<String> = behind
+            .iter()
+            .filter_map(|&i| decision.and_then(|d| d.points.get(i)))
+            .filter_map(|p| {
+                let w = p.worst.as_ref()?;
+                Some(format!(
+                    "{} at n = {}: {} of {} {} against {}",
+                    p.label,
+                    p.n,
+                    w.metric,
+                    spec.legend.label(&w.algorithm),
+                    w.target.format(w.estimate, w.half_width),
+                    w.target.words()
+                ))
+            })
+            .collect();
+        let shown = reached.len().min(4);
+        let more = match reached.len() - shown {
+            0 => String::new(),
+            k => format!("; {k} more in the report's precision table"),
+        };
+        panel.note.push_str(&format!(
+            " Ringed: {ringed} of the {points} points rest on sweep points that stopped at \
+             their replication maximum short of the precision target ({}{more}).",
+            reached[..shown].join("; ")
+        ));
     }
     Ok(())
 }

@@ -56,8 +56,9 @@ pub struct Experiment {
     /// decided from the stored runs ([`crate::sweep::sequential`]).
     pub sequential: Option<crate::sweep::sequential::Decision>,
     /// The runs (by run index) of points that stopped at their `max` short of the
-    /// precision target: figures ring the points they make up.
-    pub short_runs: std::collections::HashSet<u64>,
+    /// precision target, each with its point (an index into `sequential`'s points):
+    /// figures ring the points they make up.
+    pub short_runs: std::collections::HashMap<u64, usize>,
 }
 
 impl Experiment {
@@ -121,16 +122,17 @@ impl Experiment {
 fn short_runs(
     runs: &DataFrame,
     decision: Option<&crate::sweep::sequential::Decision>,
-) -> anyhow::Result<std::collections::HashSet<u64>> {
-    let mut out = std::collections::HashSet::new();
+) -> anyhow::Result<std::collections::HashMap<u64, usize>> {
+    let mut out = std::collections::HashMap::new();
     let Some(decision) = decision else {
         return Ok(out);
     };
-    let short: Vec<Vec<&str>> = decision
+    let short: Vec<(usize, Vec<&str>)> = decision
         .points
         .iter()
-        .filter(|p| p.status == crate::sweep::sequential::Status::StoppedAtMax)
-        .map(|p| p.label.split('/').collect())
+        .enumerate()
+        .filter(|(_, p)| p.status == crate::sweep::sequential::Status::StoppedAtMax)
+        .map(|(i, p)| (i, p.label.split('/').collect()))
         .collect();
     if short.is_empty() {
         return Ok(out);
@@ -142,11 +144,11 @@ fn short_runs(
             continue;
         };
         let parts: Vec<&str> = key.split('/').collect();
-        if short
+        if let Some((point, _)) = short
             .iter()
-            .any(|point| point.iter().all(|p| parts.contains(p)))
+            .find(|(_, point)| point.iter().all(|p| parts.contains(p)))
         {
-            out.insert(i);
+            out.insert(i, *point);
         }
     }
     Ok(out)

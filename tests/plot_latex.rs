@@ -11,13 +11,6 @@ use std::process::Command;
 #[path = "common/figure_outputs.rs"]
 mod figure_outputs;
 
-fn has_pdflatex() -> bool {
-    Command::new("pdflatex")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 fn charts() -> Vec<(&'static str, LineChart)> {
     let two = |f: fn(f64) -> Point| {
         vec![
@@ -74,12 +67,7 @@ fn charts() -> Vec<(&'static str, LineChart)> {
 
 #[test]
 fn pgfplots_files_compile_with_pdflatex() {
-    if !has_pdflatex() {
-        assert!(
-            std::env::var("LINKREV_REQUIRE_LATEX").as_deref() != Ok("1"),
-            "LINKREV_REQUIRE_LATEX=1 but no pdflatex on PATH"
-        );
-        eprintln!("skipped: no pdflatex on PATH (apt-get install texlive-pictures)");
+    if !figure_outputs::latex_available() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -110,12 +98,7 @@ fn pgfplots_files_compile_with_pdflatex() {
 /// legend a band of its own).
 #[test]
 fn the_tex_and_the_svg_draw_the_same_figure() {
-    if !has_pdflatex() {
-        assert!(
-            std::env::var("LINKREV_REQUIRE_LATEX").as_deref() != Ok("1"),
-            "LINKREV_REQUIRE_LATEX=1 but no pdflatex on PATH"
-        );
-        eprintln!("skipped: no pdflatex on PATH");
+    if !figure_outputs::latex_available() {
         return;
     }
     let mut cases: Vec<(&str, LineChart)> = charts()

@@ -269,7 +269,7 @@ fn your_first_study_works_as_written() {
         let tex = std::fs::read_to_string(figures.join("wait-vs-rate.tex")).unwrap();
         let colors = ["#E69F00", "#56B4E9"];
         let drawn_svg = figure_outputs::read_svg(&svg, &colors);
-        if !has_pdflatex() {
+        if !figure_outputs::latex_available() {
             return;
         }
         let work = tempfile::tempdir().unwrap();
@@ -285,18 +285,6 @@ fn your_first_study_works_as_written() {
         }
     });
     assert!(commands >= 6, "{commands} commands");
-}
-
-fn has_pdflatex() -> bool {
-    let found = Command::new("kpsewhich")
-        .arg("pgfplots.sty")
-        .output()
-        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
-    assert!(
-        found || std::env::var("LINKREV_REQUIRE_LATEX").as_deref() != Ok("1"),
-        "LINKREV_REQUIRE_LATEX=1 but no pdflatex with pgfplots"
-    );
-    found
 }
 
 #[test]

@@ -9,6 +9,23 @@
 use std::path::Path;
 use std::process::Command;
 
+/// Whether pdflatex with pgfplots is here. Without it a test says so and passes, unless
+/// `LINKREV_REQUIRE_LATEX=1` (set by `.ci/run`, which installs it).
+pub fn latex_available() -> bool {
+    let found = Command::new("kpsewhich")
+        .arg("pgfplots.sty")
+        .output()
+        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
+    assert!(
+        found || std::env::var("LINKREV_REQUIRE_LATEX").as_deref() != Ok("1"),
+        "LINKREV_REQUIRE_LATEX=1 but no pdflatex with pgfplots"
+    );
+    if !found {
+        eprintln!("skipped: no pdflatex with pgfplots (apt-get install texlive-pictures)");
+    }
+    found
+}
+
 /// A rectangle in plot-area fractions.
 #[derive(Clone, Copy, Debug)]
 pub struct Frac {

@@ -19,6 +19,8 @@ pub struct AlgorithmsArgs {
 #[derive(Serialize)]
 struct Entry {
     name: &'static str,
+    /// What figure legends call it by default.
+    legend: &'static str,
     family: &'static str,
     description: &'static str,
     needs_workload: bool,
@@ -36,8 +38,8 @@ struct Param {
 /// The registry as a Markdown table: the book's algorithms reference page.
 pub fn markdown() -> String {
     let mut out = String::from(
-        "| algorithm | family | description | parameters (`--param`, `[params.NAME]`) |\n\
-         |---|---|---|---|\n",
+        "| algorithm | in legends | family | description | parameters (`--param`, `[params.NAME]`) |\n\
+         |---|---|---|---|---|\n",
     );
     for e in entries() {
         let params = if e.params.is_empty() {
@@ -55,8 +57,8 @@ pub fn markdown() -> String {
                 .join("; ")
         };
         out.push_str(&format!(
-            "| `{}` | {} | {} | {params} |\n",
-            e.name, e.family, e.description
+            "| `{}` | {} | {} | {} | {params} |\n",
+            e.name, e.legend, e.family, e.description
         ));
     }
     out
@@ -66,6 +68,7 @@ fn entries() -> Vec<Entry> {
     Algorithm::all()
         .map(|a| Entry {
             name: a.name(),
+            legend: a.legend(),
             family: a.family().name(),
             description: a.description(),
             needs_workload: a.family().needs_workload(),

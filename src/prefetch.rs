@@ -4,7 +4,7 @@
 //! processor's caches, and each event waits for its node's state to come from memory:
 //! a 1,600-node `me-rl` run took 2.6 times as long per event as a 50-node one while
 //! cachegrind counted only 1.2 times the instructions per event (and three times the
-//! L1 misses; issue 14). The event loop guesses, from the next queued event, which
+//! L1 misses). The event loop guesses, from the next queued event, which
 //! nodes the next handler will touch (the current event may still schedule an earlier
 //! one), and prefetches their state while it handles the current event, so that those
 //! loads overlap that work. It does so only on large networks

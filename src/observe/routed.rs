@@ -11,7 +11,7 @@
 //! adjusts the counts of the higher neighbours and queues them. A node whose height
 //! changed is recounted, and each neighbour is adjusted for that one link: recounting
 //! the neighbours too read every neighbour's neighbours, the largest cost of a
-//! 1,600-node route run (issue 14).
+//! 1,600-node route run (`perf`).
 
 use super::groups::StampSet;
 use super::views::ViewCounts;

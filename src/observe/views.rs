@@ -11,7 +11,7 @@
 //! many Updates while its component is busy is then recounted once instead of after
 //! every one; recounting reads the heights of all its neighbours, scattered over the
 //! network, which was most of a 1,600-node leader-election run's cache misses
-//! (issue 14).
+//! (`perf`).
 
 use super::groups::Buckets;
 use crate::NodeId;

@@ -58,7 +58,7 @@
 //!   reading the "Link Failures" slide uses (`next ∉ N_i` ⇒ `ForwardRequest`, "if next
 //!   has failed"). Without it an isolated requester whose old `next` comes back as a
 //!   *lower* neighbour would never re-send (see the test
-//!   `isolated_requester_resends_when_a_link_forms`). Before 2026-12 this reading also
+//!   `isolated_requester_resends_when_a_link_forms`). An earlier version applied this reading also
 //!   applied at the holder, which then sent a `Request` for the token it held on every
 //!   `LinkInfo` it received in its CS with waiters (test
 //!   `a_holder_in_its_cs_never_requests_its_own_token`).

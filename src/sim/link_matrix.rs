@@ -2,7 +2,7 @@
 //! breadth-first searches ([`super::routes`]).
 //!
 //! A search on adjacency lists reads every neighbour of every node it expands and the
-//! distance of each (issue 14: at 1,600 nodes about 30 reads per expanded node, most
+//! distance of each (at 1,600 nodes about 30 reads per expanded node, most
 //! finding a node already reached, and the largest cost of a routed run). With bit rows a
 //! whole layer is expanded by OR-ing the rows of its nodes and masking the nodes already
 //! reached: `n / 64` word operations per node whatever its degree, and no branch per

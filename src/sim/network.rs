@@ -171,7 +171,7 @@ impl PairState {
     /// Whether the link has no message in flight and no notification pending at `now`.
     /// A link in that state behaves as one never used, so its state can be forgotten:
     /// only the links in use carry state, and on large networks it stays small enough
-    /// for the cache (issue 14).
+    /// for the cache.
     fn idle_at(&self, now: SimTime) -> bool {
         !self.down_pending && self.busy_until < now
     }
@@ -206,7 +206,7 @@ impl PairState {
 /// in [`ComponentTracker::neighbours`], so that a send finds it in the list it already
 /// scans to check the link is up, and the event loop can prefetch it with the node's
 /// other state ([`Network::prefetch_node`]). A hash map of per-pair state measured a
-/// tenth of `me-rl`'s time at 1,600 nodes in its lookups' cache misses (issue 14).
+/// tenth of `me-rl`'s time at 1,600 nodes in its lookups' cache misses.
 #[derive(Clone, Copy, Default)]
 struct LinkEnd {
     /// Last delivery time scheduled on this direction (FIFO); a `drop` break forgets it.
@@ -606,7 +606,7 @@ impl<M: Message> Network<M> {
     /// were parked (a link appeared). Under the oracle those are the ones whose node is
     /// now connected to their destination: forwarding any other would park it again in
     /// the same place, so it stays (on a large network, re-forwarding every waiting
-    /// message at every link that came up was a search per message and link, issue 14).
+    /// message at every link that came up was a search per message and link).
     /// Under discovery every one: a learnt first hop may move a message that has no path.
     pub fn unpark_ready(&mut self) -> Vec<Parked<M>> {
         let (graph, routing) = (&self.graph, self.routing);

@@ -4,7 +4,7 @@
 //! the order they were scheduled: runs are deterministic without any tie-breaking rule
 //! that depends on event contents.
 //!
-//! Where the time goes (issue 14, `perf` on the hold model of `linkrev bench engine`):
+//! Where the time goes (`perf` on the hold model of `linkrev bench engine`):
 //! nearly all of it in the heap's sift-down, which moves entries and compares keys at
 //! every level. Hence two choices, each measured against a bare `BinaryHeap<u64>` in the
 //! same process:

@@ -4,7 +4,7 @@
 //! A routed hop needs the first hop of a shortest path from where the message is to its
 //! destination (ties to the lowest neighbour id). Recomputing a breadth-first search per
 //! hop, or after every topology change, made the cost of a hop grow with the network
-//! (issue 14: Raymond at 800 nodes spent half its time in the search). Here each
+//! (Raymond at 800 nodes spent half its time in the search). Here each
 //! destination has a table of hop distances and a radius: every node within the radius
 //! has its exact distance, every other node [`UNREACHED`]. A search goes only as far as
 //! the hop at hand needs, and extends the table from its outermost layer when a later
@@ -440,8 +440,8 @@ fn within_reach(dist: &[u32], radius: u32, from: NodeId, graph: &ComponentTracke
 /// so that the nodes outside it are exact too).
 ///
 /// It stops as soon as a layer is complete and `from` is in it or next to it: the layer
-/// beyond, the largest so far on a large network, is not expanded (issue 14: the search
-/// was Raymond's largest cost at 1,600 nodes).
+/// beyond, the largest so far on a large network, is not expanded (the search was Raymond's
+/// largest cost at 1,600 nodes).
 fn search(
     graph: &ComponentTracker,
     from: NodeId,

@@ -3,8 +3,11 @@
 //! Every place that lists, validates, runs or describes algorithms reads the installed
 //! [`Registry`] through the [`Algorithm`] handle: `linkrev run --algo`, `linkrev
 //! algorithms`, spec validation, `linkrev bench protocols`, the benches, the report's
-//! defaults and the tests' conformance suites. Nothing else matches on an algorithm's
-//! name. An entry is one line: the protocol type, its name and a one-line description;
+//! defaults and the tests' conformance suites. A few places name a built-in for a
+//! purpose of their own: the coverage harness's points (`coverage::points`), the
+//! baseline of `linkrev bench protocols` (RL's plain event loop) and the replay of a
+//! checker scenario's starting state (`replay::scenarios`); no dispatch on a name
+//! decides how an algorithm runs. An entry is one line: the protocol type, its name and a one-line description;
 //! the family comes from the constructor ([`leader_election`], [`mutual_exclusion`],
 //! [`route`]), which also picks the family's runner, checker and replayer, and the
 //! parameters from the protocol's [`ProtocolConfig`], so the declaration of a parameter

@@ -14,7 +14,7 @@
 //! |---|---|---|
 //! | mutual exclusion | `at_most_k_in_cs`: at most k nodes in the critical section | every state |
 //! | mutual exclusion | `token_count`: tokens held + in flight + lost = k | every state |
-//! | mutual exclusion | `requests_served`: every issued request was served | terminal states |
+//! | mutual exclusion | `requests_served`: every request in a component holding a token is served once changes stop (bounded by the budgets) | terminal states |
 //! | leader election | `legal_when_quiescent`: every component legal (one leader all agree on, the leader the only sink, views up to date) | quiescent states |
 //! | route | `destination_oriented_when_quiescent`: in the destination's component no node but the destination is a sink, views up to date | quiescent states |
 //! | mutual exclusion | `requests_eventually_served`: once changes stop, every request in a component that holds a token is served | every fair execution |

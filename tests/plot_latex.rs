@@ -143,7 +143,7 @@ fn the_tex_and_the_svg_draw_the_same_figure() {
         let colors: Vec<&str> = colors.iter().map(String::as_str).collect();
         let svg = figure_outputs::read_svg(&linkrev::plot::render_svg(&chart).unwrap(), &colors);
         let tmp = tempfile::tempdir().unwrap();
-        let tex = figure_outputs::read_tex(&pgfplots_tex(&chart), &colors, tmp.path());
+        let tex = figure_outputs::read_tex(&pgfplots_tex(&chart), tmp.path());
         eprintln!("{name}: legend SVG {:?} .tex {:?}", svg.legend, tex.legend);
         figure_outputs::assert_same_drawing(&svg, &tex, 0.015);
         let points: usize = chart.series.iter().map(|s| s.points.len()).sum();

@@ -273,7 +273,7 @@ fn your_first_study_works_as_written() {
             return;
         }
         let work = tempfile::tempdir().unwrap();
-        let drawn_tex = figure_outputs::read_tex(&tex, &colors, work.path());
+        let drawn_tex = figure_outputs::read_tex(&tex, work.path());
         figure_outputs::assert_same_drawing(&drawn_svg, &drawn_tex, 0.015);
         // The same ticks: the .tex lists the SVG's tick labels.
         for tick in ["0.02", "0.05", "0.1", "0.2", "0.5"] {

@@ -213,21 +213,38 @@ fn points(text: &str) -> Vec<(f64, f64)> {
 /// high).
 type TexPoint = (String, String, Option<(String, String)>);
 
-fn tex_points(tex: &str) -> Vec<Vec<TexPoint>> {
+/// A pgfplots colour `{rgb,255:red,R;green,G;blue,B}` after `key=` in `line`, as
+/// `#RRGGBB`.
+fn tex_color(line: &str, key: &str) -> Option<String> {
+    let rest = line.split(&format!("{key}={{rgb,255:")).nth(1)?;
+    let body = rest.split('}').next()?;
+    let mut rgb = body.split(';').map(|part| {
+        part.split(',')
+            .nth(1)
+            .and_then(|v| v.trim().parse::<u8>().ok())
+    });
+    let (r, g, b) = (rgb.next()??, rgb.next()??, rgb.next()??);
+    Some(format!("#{r:02X}{g:02X}{b:02X}"))
+}
+
+/// Each `\addplot`'s line colour and marker fill, and its points.
+fn tex_points(tex: &str) -> Vec<(String, String, Vec<TexPoint>)> {
     let mut plots = Vec::new();
-    let mut current: Option<Vec<_>> = None;
+    let mut current: Option<(String, String, Vec<_>)> = None;
     for line in tex.lines() {
         if line.starts_with("\\addplot[") && !line.contains("forget plot") {
-            current = Some(Vec::new());
+            let color = tex_color(line, "color").unwrap_or_default();
+            let fill = tex_color(line, "fill").unwrap_or_else(|| "white".into());
+            current = Some((color, fill, Vec::new()));
             continue;
         }
         if line.starts_with("};") {
-            if let Some(points) = current.take() {
-                plots.push(points);
+            if let Some(plot) = current.take() {
+                plots.push(plot);
             }
             continue;
         }
-        let Some(points) = current.as_mut() else {
+        let Some((_, _, points)) = current.as_mut() else {
             continue;
         };
         let line = line.split('%').next().unwrap_or("").trim();
@@ -252,15 +269,16 @@ fn tex_points(tex: &str) -> Vec<Vec<TexPoint>> {
 
 /// Compiles `tex` with pdflatex in `dir` after adding named coordinates at every data
 /// point and interval end, and reads their places from pdflatex's log, with the
-/// legend's corners (which the file names). `colors` name the plots in order.
-pub fn read_tex(tex: &str, colors: &[&str], dir: &Path) -> Drawn {
+/// legend's corners (which the file names); each plot's markers under the colour the
+/// file gives it.
+pub fn read_tex(tex: &str, dir: &Path) -> Drawn {
     let plots = tex_points(tex);
     let mut probes = String::from(
         "\\coordinate (probe axis sw) at (rel axis cs:0,0);\n\
          \\coordinate (probe axis ne) at (rel axis cs:1,1);\n",
     );
     let mut names = vec!["probe axis sw".to_string(), "probe axis ne".to_string()];
-    for (i, points) in plots.iter().enumerate() {
+    for (i, (_, _, points)) in plots.iter().enumerate() {
         for (k, (x, y, bars)) in points.iter().enumerate() {
             let name = format!("probe {i} {k}");
             probes.push_str(&format!("\\coordinate ({name}) at (axis cs:{x},{y});\n"));
@@ -328,7 +346,12 @@ pub fn read_tex(tex: &str, colors: &[&str], dir: &Path) -> Drawn {
     };
     let mut markers = Vec::new();
     let mut bars = Vec::new();
-    for (i, points) in plots.iter().enumerate() {
+    for (i, (color, fill, points)) in plots.iter().enumerate() {
+        // A filled marker is filled with its line's colour, as in the SVG.
+        assert!(
+            fill == color || fill == "white",
+            "plot {i}: marker filled {fill}, line {color}"
+        );
         let mut at_points = Vec::new();
         for (k, (_, _, b)) in points.iter().enumerate() {
             let p = at(&format!("probe {i} {k}"));
@@ -340,7 +363,7 @@ pub fn read_tex(tex: &str, colors: &[&str], dir: &Path) -> Drawn {
             }
         }
         at_points.sort_by(|a, b| a.0.total_cmp(&b.0));
-        markers.push((colors.get(i).copied().unwrap_or("?").to_string(), at_points));
+        markers.push((color.clone(), at_points));
     }
     Drawn {
         legend,
@@ -367,7 +390,8 @@ pub fn assert_same_drawing(svg: &Drawn, tex: &Drawn, tolerance: f64) {
         );
     }
     assert_eq!(svg.markers.len(), tex.markers.len());
-    for ((color, a), (_, b)) in svg.markers.iter().zip(&tex.markers) {
+    for ((color, a), (tex_color, b)) in svg.markers.iter().zip(&tex.markers) {
+        assert_eq!(color, tex_color, "the same series in the same colour");
         assert_eq!(a.len(), b.len(), "markers of {color}");
         for (p, q) in a.iter().zip(b) {
             assert!(

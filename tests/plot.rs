@@ -507,3 +507,27 @@ fn pgfplots_keeps_the_reference_line_legend_corner_and_log_ticks() {
         .unwrap();
     assert!(bp(nw) > width / 2.0, "{tex}");
 }
+
+#[test]
+fn linear_ticks_take_the_coarsest_step_with_four_ticks() {
+    use linkrev::plot::line::linear_ticks;
+    assert_eq!(linear_ticks(&(8.5..41.5)), [10.0, 20.0, 30.0, 40.0]);
+    assert_eq!(linear_ticks(&(0.0..1.1)), [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]);
+    // Every tick inside the range, evenly spaced, at least four.
+    for (lo, hi) in [
+        (0.013, 0.27),
+        (3.0, 3.4),
+        (-250.0, 1234.0),
+        (1e-4, 9e-4),
+        (-0.125, 0.005),
+    ] {
+        let t = linear_ticks(&(lo..hi));
+        assert!(t.len() >= 4 && t.len() <= 10, "{lo}..{hi}: {t:?}");
+        assert!(t.iter().all(|&v| v >= lo && v <= hi), "{lo}..{hi}: {t:?}");
+        let step = t[1] - t[0];
+        assert!(
+            t.windows(2)
+                .all(|w| ((w[1] - w[0]) - step).abs() < 1e-9 * step.abs().max(1e-12))
+        );
+    }
+}

@@ -474,19 +474,29 @@ pub fn linear_ticks(r: &Range<f64>) -> Vec<f64> {
     if !(span.is_finite() && span > 0.0) {
         return vec![r.start];
     }
-    let mut power = 10f64.powf((span / 4.0).log10().floor());
+    // Steps of m·10^e; a tick is k·m·10^e, computed as k·m / 10^−e below 1 so that it
+    // is the decimal it names (0.6, not 0.6000000000000001).
+    let mut exponent = span.log10().ceil() as i32;
     loop {
+        let tick = |units: f64| {
+            if exponent < 0 {
+                units / 10f64.powi(-exponent)
+            } else {
+                units * 10f64.powi(exponent)
+            }
+        };
         for m in [5.0, 2.0, 1.0] {
-            let step = m * power;
+            let step = tick(m);
             let first = (r.start / step).ceil() as i64;
             let last = (r.end / step).floor() as i64;
             if last - first + 1 >= 4 {
                 return (first..=last)
-                    .map(|k| snap(k as f64 * step, (r.start, r.end)))
+                    .map(|k| snap(tick(k as f64 * m), (r.start, r.end)))
+                    .filter(|v| *v >= r.start && *v <= r.end)
                     .collect();
             }
         }
-        power /= 10.0;
+        exponent -= 1;
     }
 }
 

@@ -881,13 +881,16 @@ fn a_dry_run_warns_of_a_results_directory_of_another_spec() {
          [mobility]\nnodes = 5\nduration = 10.0\n",
     )
     .unwrap();
-    let out = linkrev(&[
-        "sweep",
-        spec.to_str().unwrap(),
-        "--dry-run",
-        "--results",
-        results.to_str().unwrap(),
-    ]);
+    let dry_run = |into: &std::path::Path| {
+        linkrev(&[
+            "sweep",
+            spec.to_str().unwrap(),
+            "--dry-run",
+            "--results",
+            into.to_str().unwrap(),
+        ])
+    };
+    let out = dry_run(&results);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
@@ -897,13 +900,7 @@ fn a_dry_run_warns_of_a_results_directory_of_another_spec() {
     );
     // Into an empty directory, no warning.
     let fresh = tmp.path().join("fresh");
-    let out = linkrev(&[
-        "sweep",
-        spec.to_str().unwrap(),
-        "--dry-run",
-        "--results",
-        fresh.to_str().unwrap(),
-    ]);
+    let out = dry_run(&fresh);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
     assert!(!fresh.exists(), "a dry run writes nothing");
 }
